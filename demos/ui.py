@@ -1,0 +1,46 @@
+"""Small UI helpers shared by every tab (the one home for them)."""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+
+import gradio as gr
+
+from engines.common.errors import ShowcaseError
+
+log = logging.getLogger("showcase.ui")
+
+
+def _to_gradio_error(exc: Exception) -> gr.Error:
+    if isinstance(exc, ShowcaseError):
+        return gr.Error(str(exc))
+    log.exception("unexpected error in a tab callback")
+    return gr.Error(f"Something went wrong ({type(exc).__name__}). The details are in the server log.")
+
+
+def friendly_errors(fn):
+    """Turn engine errors into a short message in the browser; never show a stack trace.
+
+    Works on plain functions and on generators (streamed events).
+    """
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def gen_wrapper(*args, **kwargs):
+            try:
+                yield from fn(*args, **kwargs)
+            except gr.Error:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the point is to catch everything
+                raise _to_gradio_error(exc) from exc
+        return gen_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except gr.Error:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise _to_gradio_error(exc) from exc
+    return wrapper
