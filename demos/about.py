@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import gradio as gr
 
+from demos.ui import friendly_errors
 from engines.common.backbone import BackboneUnavailable, gguf_path
+from engines.common.environment import environment_report
 
 ABOUT_MD = """
-# ICML 2026 methods, runnable
+## What each tab shows
 
 Four methods from ICML 2026, each implemented for real, run on real data, and checked by tests.
 Every number on these tabs is computed live by the engine behind it (`engines/`), which you can
@@ -33,7 +35,17 @@ def backbone_status() -> str:
         return f"Language model: not available here ({exc})"
 
 
+@friendly_errors
+def environment_table() -> str:
+    """The environment report as a Markdown table."""
+    rows = "\n".join(f"| {k} | {v} |" for k, v in environment_report().items())
+    return "| component | here |\n|---|---|\n" + rows
+
+
 def build() -> None:
     """Add the About tab's components."""
     gr.Markdown(ABOUT_MD)
     gr.Markdown(backbone_status())
+    check = gr.Button("Check this machine", variant="secondary")
+    report = gr.Markdown(elem_id="environment-report")
+    check.click(environment_table, inputs=None, outputs=report, api_name="environment")
