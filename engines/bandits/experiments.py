@@ -1,0 +1,162 @@
+"""The paper's experiments as presets, and sweeps for the scaling views the theory predicts.
+
+Presets follow the reference's registry (``experiments.py`` of rcdp-public): ``linear`` (paper
+Fig. 1, no post-serving context), ``post-serving`` (Fig. 2, every method learns phi),
+``representative`` (Fig. 3, only RCDP-UCB uses phi) and the stochastic-delay-std ablation
+(appendix), each at d = K = 10, T = 2000, C = 25, N(100, 100^2) or adversarial Lambda = 10^4.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engines.bandits.config import BASE_ALGORITHMS, SimConfig
+from engines.bandits.simulate import SimResult, simulate
+from engines.common.errors import InputError
+
+PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")
+
+_BASE = dict(d=10, K=10, T=2000, corruption="strategic", corruption_budget=25,
+             delay_mean=100.0, delay_std=100.0, delay_budget=10000)
+
+#: name -> (what it reproduces, SimConfig keyword arguments)
+PRESETS: dict[str, tuple[str, dict]] = {
+    "Fig. 1 linear, adversarial delay": (
+        "paper Fig. 1 left / reference `main.py run linear --delay strategic`",
+        dict(_BASE, phi="polynomial", post_serving=False, delay="strategic",
+             algorithms=BASE_ALGORITHMS)),
+    "Fig. 1 linear, stochastic delay": (
+        "paper Fig. 1 right / reference `main.py run linear --delay stochastic`",
+        dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
+             algorithms=BASE_ALGORITHMS)),
+    "Fig. 2 post-serving (abs), adversarial delay": (
+        "paper Fig. 2 / reference `main.py run post-serving --phi abs --delay strategic`",
+        dict(_BASE, phi="abs", post_serving=True, delay="strategic", algorithms=PS_ALGORITHMS)),
+    "Fig. 2 post-serving (abs), stochastic delay": (
+        "paper Fig. 2 / reference `main.py run post-serving --phi abs --delay stochastic`",
+        dict(_BASE, phi="abs", post_serving=True, delay="stochastic", algorithms=PS_ALGORITHMS)),
+    "Fig. 3 representative (abs), adversarial delay": (
+        "paper Fig. 3 / reference `main.py run representative --phi abs --delay strategic`",
+        dict(_BASE, phi="abs", post_serving=True, delay="strategic",
+             algorithms=BASE_ALGORITHMS)),
+    "Fig. 3 representative (abs), stochastic delay": (
+        "paper Fig. 3 / reference `main.py run representative --phi abs --delay stochastic`",
+        dict(_BASE, phi="abs", post_serving=True, delay="stochastic",
+             algorithms=BASE_ALGORITHMS)),
+    "Appendix delay-std ablation (std 100)": (
+        "reference `main.py run std-ablation` (one of std 0/50/100/150; RCDP-UCB only)",
+        dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
+             algorithms=("RCDP-UCB",))),
+}
+
+
+def preset_config(name: str, **overrides) -> SimConfig:
+    """The SimConfig of a preset, with keyword overrides (e.g. ``T=500, mode="fast"``).
+
+    >>> preset_config("Fig. 1 linear, adversarial delay", n_seeds=3).delay
+    'strategic'
+    """
+    if name not in PRESETS:
+        raise InputError(f"unknown preset {name!r}; choose from: {'; '.join(PRESETS)}")
+    kw = dict(PRESETS[name][1])
+    kw.update(overrides)
+    return SimConfig(**kw)
+
+
+@dataclass
+class SweepResult:
+    """Final regret (mean and std over seeds) of each algorithm at each value of one parameter."""
+
+    param: str
+    values: list[float]
+    mean: dict[str, np.ndarray]
+    std: dict[str, np.ndarray]
+    seconds: float = 0.0
+    results: list[SimResult] = field(default_factory=list, repr=False)
+
+    def rows(self) -> list[dict]:
+        """One row per (value, algorithm)."""
+        return [{self.param: v, "algorithm": a, "final_regret_mean": float(self.mean[a][i]),
+                 "final_regret_std": float(self.std[a][i])}
+                for i, v in enumerate(self.values) for a in self.mean]
+
+
+SWEEPABLE = ("corruption_budget", "delay_budget", "delay_std", "delay_mean", "d", "K")
+
+
+def sweep(base: SimConfig, param: str, values: Sequence[float],
+          progress: Callable[[float, str], None] | None = None) -> SweepResult:
+    """Final regret vs one parameter (e.g. the corruption budget C or the delay budget Lambda).
+
+    The learners' provisioning (robust_C, robust_Lambda, ...) stays fixed, as in the paper, so
+    the curve shows the environment's effect alone.
+
+    >>> s = sweep(SimConfig(T=30, n_seeds=2, algorithms=("RCDP-UCB",)), "corruption_budget", [0, 5])
+    >>> s.mean["RCDP-UCB"].shape
+    (2,)
+    """
+    if param not in SWEEPABLE:
+        raise InputError(f"cannot sweep {param!r}; choose from {', '.join(SWEEPABLE)}")
+    if not values or len(values) > 12:
+        raise InputError("give between 1 and 12 values to sweep")
+    results, total = [], 0.0
+    for i, v in enumerate(values):
+        cast = int(v) if param in ("corruption_budget", "delay_budget", "d", "K") else float(v)
+        cfg = dataclasses.replace(base, **{param: cast})
+        sub = None
+        if progress is not None:
+            def sub(f, msg, i=i):  # noqa: E306
+                progress((i + f) / len(values), f"{param}={cast}: {msg}")
+        res = simulate(cfg, sub)
+        total += res.seconds
+        results.append(res)
+    names = list(results[0].regret)
+    mean = {a: np.array([r.regret[a][:, -1].mean() for r in results]) for a in names}
+    std = {a: np.array([r.regret[a][:, -1].std() for r in results]) for a in names}
+    return SweepResult(param, [float(v) for v in values], mean, std, total, results)
+
+
+def sweep_T(cfg: SimConfig, Ts: Sequence[int] | None = None) -> SweepResult:
+    """Cumulative regret at horizons ``Ts`` from ONE run of length max(Ts).
+
+    Exact, not an approximation: no learner knows T, so the regret after T' rounds of a longer
+    run is the regret of a T'-round run.
+    """
+    if Ts is None:
+        Ts = np.unique(np.geomspace(max(10, cfg.T // 64), cfg.T, 7).astype(int)).tolist()
+    Ts = sorted(int(t) for t in Ts)
+    if Ts[0] < 1:
+        raise InputError("horizons must be >= 1")
+    res = simulate(dataclasses.replace(cfg, T=Ts[-1]))
+    idx = np.array(Ts) - 1
+    mean = {a: v[:, idx].mean(0) for a, v in res.regret.items()}
+    std = {a: v[:, idx].std(0) for a, v in res.regret.items()}
+    return SweepResult("T", [float(t) for t in Ts], mean, std, res.seconds, [res])
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """Least-squares slope of log y against log x (regret ~ T^slope).
+
+    >>> round(loglog_slope([100, 400, 1600], [10, 20, 40]), 3)
+    0.5
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0)
+    if ok.sum() < 2:
+        raise InputError("need at least two positive points for a log-log slope")
+    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
+
+
+def std_ablation(stds: Sequence[float] = (0, 50, 100, 150), T: int = 2000, n_seeds: int = 5,
+                 mode: str = "faithful") -> dict[float, SimResult]:
+    """RCDP-UCB under N(100, std^2) delays (reference ``_run_std_ablation``: seeds 42 + 10 std +
+    100 r, d = K = 10, no post-serving context, C = 25)."""
+    out = {}
+    for sd in stds:
+        cfg = preset_config("Appendix delay-std ablation (std 100)", delay_std=float(sd), T=T,
+                            n_seeds=n_seeds, mode=mode, seed_base=42 + int(sd) * 10)
+        out[float(sd)] = simulate(cfg)
+    return out
