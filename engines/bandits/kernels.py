@@ -98,8 +98,11 @@ def _select(kind, Z, theta, Ainv, c, gum):
             sc[k] = md + c * math.sqrt(max(_qform(Ainv, diff), 0.0))
         return a, _argmax(sc)
     if kind == RCDB or kind == MAXPAIR:
-        # joint pair UCB: argmax_{i,j} u_i + u_j + c ||z_i - z_j||_{W^-1}  (i == j allowed)
+        # joint pair UCB: argmax_{i,j} u_i + u_j + c ||z_i - z_j||_{W^-1}  (i == j allowed).
+        # G is symmetrised so (i, j) and (j, i) score exactly alike and the first (i < j) wins;
+        # in the reference round-off decides which of the two is "a" (statistically the same).
         G = Z @ (Ainv @ Z.T)
+        G = 0.5 * (G + G.T)
         best = -np.inf
         bi, bj = 0, 0
         for i in range(K):

@@ -186,7 +186,8 @@ class _Learner:
     def run(self, t0: int, T: int, Zsel, Zobs, U, unif, dnoise, gum) -> np.ndarray:
         S, n = Zsel.shape[:2]
         arms = np.zeros((S, n, 2), dtype=np.int64)
-        kn.run_block(self.kind, self.prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
+        c = np.ascontiguousarray
+        kn.run_block(self.kind, self.prm, t0, T, c(Zsel), c(Zobs), c(U), c(unif), c(dnoise), c(gum),
                      self.theta, self.Ainv, self.corr, self.delay_total, self.cum, self.regret,
                      arms, self.q_dz, self.q_o, self.q_w, self.head, self.tail, self.nxt,
                      self.h_dz, self.h_o, self.h_w, self.n_hist, self.n_refit, self.omega_sum)
