@@ -1,0 +1,14 @@
+"""Code security stepping: a step-level security process reward model for Python (SecCodePRM).
+
+>>> from engines.codeprm import split_steps
+>>> len(split_steps("a = 1\\n\\nb = 2\\n"))
+2
+"""
+from engines.codeprm.config import PRMConfig
+from engines.codeprm.engine import CodePRM, CodeTooLarge, EmptyCode, ScanResult, StepResult, aggregate
+from engines.codeprm.labels import CWE_INFO, Finding, label_findings
+from engines.codeprm.sarif import to_sarif
+from engines.codeprm.steps import Span, split_steps
+
+__all__ = ["CWE_INFO", "CodePRM", "CodeTooLarge", "EmptyCode", "Finding", "PRMConfig", "ScanResult", "Span",
+           "StepResult", "aggregate", "label_findings", "split_steps", "to_sarif"]

@@ -1,0 +1,76 @@
+"""Configuration of the code-security process reward model (one dataclass, lerobot style)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class PRMConfig:
+    """Everything that shapes how code is split, tokenised, scored and aggregated.
+
+    Args:
+        max_step_lines: longest step, in lines; a blank-line block longer than this is cut at a
+            statement boundary (the paper uses blank-line blocks; very long blocks blur the step
+            signal).
+        max_step_tokens: tokens of a step that the attention pooling looks at (the first ones).
+        vocab_size: hashed token vocabulary (identifiers, operators, words inside strings).
+        embed_dim: token embedding / convolution width.
+        hidden_dim: width of the prefix-mean memory and of the mixed token features.
+        conv_kernel: kernel of the three causal dilated convolutions.
+        aggregation: "softmin" (soft minimum of step security scores) or "topk" (mean of the k
+            riskiest steps): the risk-sensitive verdict.
+        tau: temperature of the soft minimum; smaller is closer to the hard minimum.
+        top_k: k of the top-k mean.
+        threshold: risk at or above which a file is called vulnerable (calibrated on the
+            validation split by ``scripts/codeprm_train.py``; the shipped value is read from
+            ``assets/codeprm/calibration.json``).
+        step_threshold: step risk at or above which a step is highlighted as risky.
+        max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
+        max_chars: longest input accepted by ``scan``, in characters.
+    """
+
+    # --- steps and tokens ---
+    max_step_lines: int = 8
+    max_step_tokens: int = 96
+    vocab_size: int = 16384
+    # --- model ---
+    embed_dim: int = 48
+    hidden_dim: int = 96
+    conv_kernel: int = 3
+    # --- verdict ---
+    aggregation: str = "softmin"
+    tau: float = 0.05
+    top_k: int = 2
+    threshold: float = 0.5
+    step_threshold: float = 0.5
+    # --- limits ---
+    max_lines: int = 20000
+    max_chars: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        if self.max_step_lines < 1:
+            raise ValueError(f"max_step_lines must be >= 1, got {self.max_step_lines}")
+        if self.max_step_tokens < 4:
+            raise ValueError(f"max_step_tokens must be >= 4, got {self.max_step_tokens}")
+        if self.vocab_size < 256:
+            raise ValueError(f"vocab_size must be >= 256, got {self.vocab_size}")
+        if self.embed_dim < 8 or self.hidden_dim < 8:
+            raise ValueError("embed_dim and hidden_dim must be >= 8")
+        if self.conv_kernel < 1:
+            raise ValueError(f"conv_kernel must be >= 1, got {self.conv_kernel}")
+        if self.aggregation not in ("softmin", "topk"):
+            raise ValueError(f"aggregation must be 'softmin' or 'topk', got {self.aggregation!r}")
+        if not self.tau > 0:
+            raise ValueError(f"tau must be > 0, got {self.tau}")
+        if self.top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {self.top_k}")
+        for name in ("threshold", "step_threshold"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {v}")
+        if self.max_lines < 1 or self.max_chars < 1:
+            raise ValueError("max_lines and max_chars must be >= 1")
+
+    def to_dict(self) -> dict:
+        """The fields as a plain dict (saved beside the weights)."""
+        return asdict(self)

@@ -1,0 +1,118 @@
+"""The step scorer: a small causal code encoder with per-step attention pooling and a score head.
+
+tokens -> embedding -> three causal dilated convolutions (local context, ~3 lines) -> a causal
+prefix-mean memory (the running mean of projected features over all code so far, the global
+context: imports, web framework, where input came from) mixed in -> per step: attention-pooled token features of the step + the GRU state at the step's
+last token -> MLP -> logit of "this step is insecure". Causal by construction, so the score of
+a step never depends on code after it: a prefix gets exactly the scores the full file would
+give its steps (SecCodePRM's prefix-level scoring, Sec. 3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from engines.codeprm.config import PRMConfig
+from engines.codeprm.steps import Span, split_steps
+from engines.codeprm.tokens import Lexer
+
+
+class StepScorer(nn.Module):
+    """Causal conv + prefix-mean-memory encoder with per-step attention pooling.
+
+    >>> m = StepScorer(PRMConfig())
+    >>> ids = torch.randint(3, 100, (1, 12)); gidx = torch.tensor([[0, 1, 2, 12], [3, 4, 5, 6]])
+    >>> m(ids, gidx, torch.tensor([2, 6]))[0].shape
+    torch.Size([2])
+    """
+
+    def __init__(self, cfg: PRMConfig) -> None:
+        super().__init__()
+        e, h, k = cfg.embed_dim, cfg.hidden_dim, cfg.conv_kernel
+        self.k = k
+        self.hidden = h
+        self.emb = nn.Embedding(cfg.vocab_size, e, padding_idx=0)
+        self.convs = nn.ModuleList([nn.Conv1d(e, e, k, dilation=d) for d in (1, 2, 4)])
+        self.mem = nn.Conv1d(e, h, 1)
+        self.mix = nn.Conv1d(e + h, h, 1)
+        fdim = h + e
+        self.fdim = fdim
+        self.att = nn.Linear(fdim, 1)
+        self.head = nn.Sequential(nn.Linear(fdim + h, 128), nn.GELU(), nn.Linear(128, 1))
+
+    def __repr__(self) -> str:
+        n = sum(p.numel() for p in self.parameters())
+        return f"StepScorer(params={n}, embed={self.emb.embedding_dim}, hidden={self.hidden})"
+
+    def features(self, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) token ids -> (B, T, hidden + embed) causal token features."""
+        x = self.emb(ids).transpose(1, 2)                          # (B, E, T)
+        for conv in self.convs:
+            pad = (self.k - 1) * conv.dilation[0]
+            x = x + F.relu(conv(F.pad(x, (pad, 0))))
+        count = torch.arange(1, ids.shape[1] + 1, dtype=x.dtype).reshape(1, 1, -1)
+        mem = torch.cumsum(self.mem(x), dim=2) / count             # causal running mean
+        hseq = F.relu(self.mix(torch.cat([x, mem], dim=1)))
+        return torch.cat([hseq, x], dim=1).transpose(1, 2)         # (B, T, H + E)
+
+    def forward(self, ids: torch.Tensor, gidx: torch.Tensor, last: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Step logits (S,) and attention weights (S, L).
+
+        ``gidx`` (S, L) holds indices into the flattened (B*T) tokens of each step's tokens,
+        padded with B*T; ``last`` (S,) the flat index of each step's last token.
+        """
+        f = self.features(ids)
+        f = f.reshape(-1, self.fdim)
+        f = torch.cat([f, torch.zeros(1, self.fdim, dtype=f.dtype)], dim=0)
+        g = f[gidx]                                                # (S, L, F)
+        pad = gidx >= (f.shape[0] - 1)
+        a = self.att(g).squeeze(-1).masked_fill(pad, -1e4)
+        w = torch.softmax(a, dim=-1)
+        pooled = (w.unsqueeze(-1) * g).sum(1)
+        ctx = f[last][:, : self.hidden]
+        logits = self.head(torch.cat([pooled, ctx], dim=-1)).squeeze(-1)
+        return logits, w
+
+
+@dataclass
+class Features:
+    """Model inputs for one piece of code, plus what is needed to map results back to lines."""
+
+    ids: np.ndarray      # (T,) int64
+    lines: np.ndarray    # (T,) int64 line of each token
+    spans: list[Span]
+    gidx: np.ndarray     # (S, L) int64, padded with T
+    last: np.ndarray     # (S,) int64
+
+
+def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None = None) -> Features:
+    """Lex ``code``, split it into steps and build the pooling indices.
+
+    >>> f = featurize("import os\\n\\nos.system(x)\\n", PRMConfig(), Lexer())
+    >>> len(f.spans), f.gidx.shape[0], int(f.last[-1]) == len(f.ids) - 1
+    (2, 2, True)
+    """
+    ids, lines = lexer.lex(code)
+    if spans is None:
+        spans = split_steps(code, cfg.max_step_lines)
+    T = len(ids)
+    L = cfg.max_step_tokens
+    starts = np.array([s.start for s in spans], dtype=np.int64)
+    ends = np.array([s.end for s in spans], dtype=np.int64)
+    lo = np.searchsorted(lines, starts, side="left")
+    hi = np.searchsorted(lines, ends, side="right")
+    S = len(spans)
+    gidx = np.full((S, L), T, dtype=np.int64)
+    last = np.zeros(S, dtype=np.int64)
+    for s in range(S):
+        a, b = int(lo[s]), int(hi[s])
+        if b <= a:  # no tokens (cannot happen for non-blank lines; be safe)
+            a, b = max(0, min(a, T - 1)), max(1, min(a + 1, T))
+        n = min(b - a, L)
+        gidx[s, :n] = np.arange(a, a + n)
+        last[s] = b - 1
+    return Features(ids, lines, spans, gidx, last)

@@ -1,0 +1,226 @@
+"""Build the codeprm step-labelled corpus from Python code on this machine (one command, seeded).
+
+    PYTHONPATH=. .venv/bin/python scripts/codeprm_dataset.py  # -> data/codeprm/{train,val,test}.jsonl
+
+Sources: the standard library of the running interpreter (minus its own test suites) and the
+packages installed in .venv. The split is by *package* (a top-level module of stdlib or of
+site-packages): crc32(package) % 10 in 0..6 -> train, 7 -> val, 8..9 -> test, so no file is in
+two splits. Each item is a chunk of one file (20..90 lines cut at top-level blank lines).
+
+Labels: bandit (in-process, on repaired code, filtered to the CWE families in
+``engines.codeprm.labels.BANDIT_CWE``) + our taint labeller, and mutation pairs: half the
+chunks get a template function injected (vulnerable or its fixed twin). Template lines take
+their label from the template; the rest of the chunk from the analysers.
+
+train/val use template variants a/b. The test set is the held-out "generated code" set:
+vulnerable/fixed pairs of the held-out variant c of each family, injected into chunks of test
+packages on which the analysers find nothing (or rendered standalone, imports + function, as an
+assistant would emit), so the pair's two files differ only in the template.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import sysconfig
+import time
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engines.codeprm.labels import label_findings  # noqa: E402
+from engines.codeprm.mutations import FAMILIES, inject, inject_statement, render, templates  # noqa: E402
+
+SEED = 0
+SKIP_DIRS = {"test", "tests", "idle_test", "__pycache__", "testing", "_vendor", "vendored", "site-packages"}
+
+
+def package_files() -> dict[str, list[Path]]:
+    """{package: [files]} for stdlib and site-packages (sorted, deterministic)."""
+    roots = [("stdlib", Path(sysconfig.get_paths()["stdlib"])), ("site", Path(sysconfig.get_paths()["purelib"]))]
+    out: dict[str, list[Path]] = {}
+    for tag, root in roots:
+        for entry in sorted(root.iterdir()):
+            if entry.name.startswith((".", "_")) and entry.name not in ("_pytest",):
+                continue
+            if entry.is_file() and entry.suffix == ".py":
+                out.setdefault(f"{tag}:{entry.stem}", []).append(entry)
+            elif entry.is_dir() and not entry.name.endswith((".dist-info", ".egg-info")) and entry.name not in SKIP_DIRS:
+                files = []
+                for dp, dns, fns in os.walk(entry):
+                    dns[:] = sorted(d for d in dns if d not in SKIP_DIRS)
+                    files += [Path(dp) / f for f in sorted(fns) if f.endswith(".py")]
+                if files:
+                    out[f"{tag}:{entry.name}"] = files
+    return out
+
+
+def split_of(pkg: str) -> str:
+    h = zlib.crc32(pkg.encode()) % 10
+    return "train" if h < 7 else ("val" if h == 7 else "test")
+
+
+def chunks(text: str, rng: random.Random, k: int) -> list[str]:
+    """Up to k chunks of 20..90 lines starting/ending at top-level blank-line boundaries."""
+    lines = text.splitlines()
+    cuts = [i for i in range(1, len(lines)) if not lines[i - 1].strip() and lines[i][:1] not in (" ", "\t", "", ")", "]", "}")]
+    cuts = [0] + cuts
+    out = []
+    for _ in range(k * 3):
+        if len(out) >= k or len(cuts) < 2:
+            break
+        a = rng.choice(cuts)
+        target = rng.randint(20, 90)
+        ends = [c for c in cuts if c > a and c - a <= target] or [min(len(lines), a + target)]
+        b = ends[-1]
+        piece = "\n".join(lines[a:b]).strip("\n")
+        if 8 <= piece.count("\n") and len(piece) < 8000:
+            out.append(piece + "\n")
+    return out
+
+
+def make_item(code: str, pkg: str, split: str, tpl=None, vulnerable=None, bad=(), span=None, pair=None) -> dict:
+    nat = label_findings(code)
+    if span is not None:  # template lines take the template's label
+        nat = [f for f in nat if not span[0] <= f.line <= span[1]]
+    findings = [[f.line, f.cwe, f.rule] for f in nat] + [[b, tpl.cwe, f"template:{tpl.key}"] for b in bad]
+    return {"code": code, "findings": sorted(findings), "pkg": pkg, "split": split,
+            "template": tpl.key if tpl else None, "vulnerable": vulnerable, "pair": pair}
+
+
+def make_statement_item(code: str, bad: list[int], host: str, pkg: str) -> dict:
+    """A statement-level mutation: inserted lines get the mutation's label, the rest the analysers'."""
+    n_new = len(code.splitlines()) - len(host.splitlines())
+    nat = label_findings(code)
+    if bad:
+        span = (bad[0] - n_new + 1, bad[0])
+        nat = [f for f in nat if not span[0] <= f.line <= span[1]]
+    else:
+        # fixed twin: drop analyser findings on the inserted lines (found by diffing)
+        new_lines = code.splitlines()
+        old = host.splitlines()
+        k = next((i for i, (a, b) in enumerate(zip(new_lines, old)) if a != b), len(old))
+        nat = [f for f in nat if not k + 1 <= f.line <= k + n_new]
+    cwe = None
+    findings = [[f.line, f.cwe, f.rule] for f in nat]
+    for b in bad:
+        fam = next((f.cwe for f in label_findings(code) if f.line == b), None)
+        cwe = fam or 0
+        findings.append([b, cwe, "mutation:statement"])
+    return {"code": code, "findings": sorted(findings), "pkg": pkg, "split": "train", "template": "statement",
+            "vulnerable": bool(bad), "pair": None}
+
+
+def injected(host: str, tpl, vul: bool, seed: int):
+    rng = random.Random(seed)
+    code, bad = inject(host, tpl, vul, rng)
+    # the template's own lines: find them again by rendering with the same seed
+    rng2 = random.Random(seed)
+    imports, body, _ = render(tpl, vul, rng2)
+    n_imp = len(imports.splitlines()) + (1 if imports else 0)
+    lines = code.splitlines()
+    body_lines = body.splitlines()
+    start = None
+    for i in range(len(lines) - len(body_lines) + 1):
+        if lines[i:i + len(body_lines)] == body_lines:
+            start = i + 1
+            break
+    span = (start, start + len(body_lines) - 1) if start else None
+    imp_span = (1, n_imp) if n_imp else None
+    return code, bad, span, imp_span
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="data/codeprm")
+    ap.add_argument("--files-per-package", type=int, default=60)
+    ap.add_argument("--chunks-per-file", type=int, default=3)
+    ap.add_argument("--test-pairs", type=int, default=260)
+    ap.add_argument("--val-pairs", type=int, default=200)
+    args = ap.parse_args()
+    rng = random.Random(SEED)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    pkgs = package_files()
+    hosts: dict[str, list[tuple[str, str]]] = {"train": [], "val": [], "test": []}
+    for pkg in sorted(pkgs):
+        files = pkgs[pkg]
+        sample = files if len(files) <= args.files_per_package else rng.sample(files, args.files_per_package)
+        for f in sample:
+            try:
+                text = f.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for c in chunks(text, rng, args.chunks_per_file):
+                hosts[split_of(pkg)].append((pkg, c))
+    print({k: len(v) for k, v in hosts.items()}, "hosts;", len({p for p in pkgs}), "packages", flush=True)
+    counts = {}
+    tr_tpl = templates("train")
+    te_tpl = templates("test")
+    # train: every host, half with an injected train template (vulnerable or fixed)
+    with open(out / "train.jsonl", "w") as fh:
+        for i, (pkg, host) in enumerate(hosts["train"]):
+            r = rng.random()
+            stmt = inject_statement(host, rng.choice(FAMILIES), rng.random() < 0.5, rng) if r < 0.3 else None
+            if stmt is not None:
+                code, bad = stmt
+                item = make_statement_item(code, bad, host, pkg)
+            elif r < 0.65:
+                tpl = rng.choice(tr_tpl)
+                vul = rng.random() < 0.5
+                code, bad, span, _ = injected(host, tpl, vul, rng.randrange(1 << 30))
+                item = make_item(code, pkg, "train", tpl, vul, bad, span)
+            else:
+                item = make_item(host, pkg, "train")
+            fh.write(json.dumps(item) + "\n")
+            if i % 2000 == 0:
+                print("train", i, f"{time.time() - t0:.0f}s", flush=True)
+        # standalone renders (no host), as an assistant would emit them
+        for k in range(600):
+            tpl = tr_tpl[k % len(tr_tpl)]
+            vul = (k // len(tr_tpl)) % 2 == 0
+            code, bad, span, _ = injected("", tpl, vul, rng.randrange(1 << 30))
+            fh.write(json.dumps(make_item(code, "standalone", "train", tpl, vul, bad, span)) + "\n")
+    counts["train"] = len(hosts["train"]) + 600
+    for split, tpls, n_pairs in (("val", tr_tpl, args.val_pairs), ("test", te_tpl, args.test_pairs)):
+        pool = hosts[split]
+        rng.shuffle(pool)
+        written = 0
+        with open(out / f"{split}.jsonl", "w") as fh:
+            clean_hosts = []
+            for pkg, host in pool:
+                if len(clean_hosts) >= n_pairs:
+                    break
+                lines = host.splitlines()[:40]  # generated-code sized hosts
+                h = "\n".join(lines).rstrip() + "\n"
+                if not label_findings(h) and _parses(h):
+                    clean_hosts.append((pkg, h))
+            for p in range(n_pairs):
+                tpl = tpls[p % len(tpls)]
+                standalone = p % 3 == 0 or not clean_hosts
+                pkg, host = ("standalone", "") if standalone else clean_hosts[p % len(clean_hosts)]
+                seed = rng.randrange(1 << 30)
+                for vul in (True, False):
+                    code, bad, span, _ = injected(host, tpl, vul, seed)
+                    fh.write(json.dumps(make_item(code, pkg, split, tpl, vul, bad, span, pair=p)) + "\n")
+                    written += 1
+        counts[split] = written
+    (out / "SUMMARY.json").write_text(json.dumps({"counts": counts, "seed": SEED, "seconds": round(time.time() - t0, 1),
+                                                  "hosts": {k: len(v) for k, v in hosts.items()}}, indent=2))
+    print(counts, f"{time.time() - t0:.0f}s")
+
+
+def _parses(text: str) -> bool:
+    import ast
+    try:
+        ast.parse(text)
+        return True
+    except SyntaxError:
+        return False
+
+
+if __name__ == "__main__":
+    main()
