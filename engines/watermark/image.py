@@ -1,0 +1,225 @@
+"""Image checks, rotation of equirectangular panoramas, quality metrics and attacks."""
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+
+from engines.watermark.errors import ImageFormatError
+
+MIN_WIDTH = 256
+
+
+def validate_image(image: np.ndarray, max_width: int = 4096) -> np.ndarray:
+    """Check an equirectangular panorama and return it as uint8 ``H x W x 3``.
+
+    Raises :class:`ImageFormatError` (an ``InputError``) saying what to change: grayscale,
+    RGBA and 16-bit inputs, non-2:1 aspect ratios, images under 256 px wide and images wider
+    than ``max_width`` are refused (the UI offers padding/resizing/downscaling first).
+
+    >>> validate_image(np.zeros((128, 256, 3), np.uint8)).shape
+    (128, 256, 3)
+    """
+    if not isinstance(image, np.ndarray):
+        raise ImageFormatError(f"expected a numpy image array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise ImageFormatError(f"expected 8-bit pixels (uint8), got {image.dtype}; convert to 8-bit RGB "
+                               "first (16-bit and float images are not supported)")
+    if image.ndim == 2:
+        raise ImageFormatError("the image is grayscale (one channel); convert it to RGB first")
+    if image.ndim != 3 or image.shape[2] not in (3, 4):
+        raise ImageFormatError(f"expected an H x W x 3 RGB image, got shape {image.shape}")
+    if image.shape[2] == 4:
+        raise ImageFormatError("the image has an alpha channel (RGBA); flatten it to RGB first")
+    h, w = image.shape[:2]
+    if w < MIN_WIDTH:
+        raise ImageFormatError(f"the image is {w} px wide; panoramas must be at least {MIN_WIDTH} px wide")
+    if w != 2 * h:
+        raise ImageFormatError(f"an equirectangular panorama is 2:1 (width = 2 x height); this one is "
+                               f"{w}x{h}. Pad or resize it to {w}x{w // 2} first")
+    if w > max_width:
+        raise ImageFormatError(f"the image is {w} px wide; the limit is {max_width} px. Downscale it first")
+    return image
+
+
+def luminance(image: np.ndarray) -> np.ndarray:
+    """Mean of R, G, B as float64 (the channel the watermark lives in)."""
+    return image.astype(np.float64).mean(axis=2)
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    """Peak signal-to-noise ratio in dB over all channels (8-bit peak 255).
+
+    >>> psnr(np.zeros((2, 2, 3), np.uint8), np.ones((2, 2, 3), np.uint8)) > 48
+    True
+    """
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
+
+
+def ssim(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean SSIM (Wang et al. 2004; Gaussian window sigma 1.5, K1=0.01, K2=0.03) over channels.
+
+    >>> x = np.random.default_rng(0).integers(0, 255, (32, 32, 3)).astype(np.uint8)
+    >>> round(ssim(x, x), 6)
+    1.0
+    """
+    from scipy.ndimage import gaussian_filter
+
+    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
+    vals = []
+    for ch in range(a.shape[2] if a.ndim == 3 else 1):
+        x = (a[..., ch] if a.ndim == 3 else a).astype(np.float64)
+        y = (b[..., ch] if b.ndim == 3 else b).astype(np.float64)
+        f = lambda z: gaussian_filter(z, 1.5, truncate=3.5)  # noqa: E731
+        mx, my = f(x), f(y)
+        sxx, syy, sxy = f(x * x) - mx * mx, f(y * y) - my * my, f(x * y) - mx * my
+        m = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
+        vals.append(m[3:-3, 3:-3].mean())
+    return float(np.mean(vals))
+
+
+def euler_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
+    """Rotation matrix ``Rz(yaw) @ Ry(pitch) @ Rx(roll)`` from angles in degrees."""
+    y, p, r = (math.radians(v) for v in (yaw, pitch, roll))
+    rz = np.array([[math.cos(y), -math.sin(y), 0], [math.sin(y), math.cos(y), 0], [0, 0, 1]])
+    ry = np.array([[math.cos(p), 0, math.sin(p)], [0, 1, 0], [-math.sin(p), 0, math.cos(p)]])
+    rx = np.array([[1, 0, 0], [0, math.cos(r), -math.sin(r)], [0, math.sin(r), math.cos(r)]])
+    return rz @ ry @ rx
+
+
+def matrix_to_euler(rot: np.ndarray) -> tuple[float, float, float]:
+    """Inverse of :func:`euler_matrix` (degrees)."""
+    pitch = math.degrees(math.asin(max(-1.0, min(1.0, -rot[2, 0]))))
+    yaw = math.degrees(math.atan2(rot[1, 0], rot[0, 0]))
+    roll = math.degrees(math.atan2(rot[2, 1], rot[2, 2]))
+    return yaw, pitch, roll
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random rotation matrix (QR of a Gaussian matrix with the sign fix, det +1)."""
+    q, r = np.linalg.qr(rng.normal(size=(3, 3)))
+    q = q * np.sign(np.diag(r))
+    if np.linalg.det(q) < 0:
+        q[:, 0] = -q[:, 0]
+    return q
+
+
+def _keys_weights(t: np.ndarray) -> list[np.ndarray]:
+    """Keys cubic-convolution weights (a = -0.5) for taps at offsets -1, 0, 1, 2."""
+    a = -0.5
+    out = []
+    for d in (1 + t, t, 1 - t, 2 - t):
+        d = np.abs(d)
+        w = np.where(d <= 1, (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1,
+                     np.where(d < 2, a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a, 0.0))
+        out.append(w)
+    return out
+
+
+def sample_equirect(image: np.ndarray, theta: np.ndarray, phi: np.ndarray,
+                    interpolation: str = "bicubic") -> np.ndarray:
+    """Sample an equirectangular image at sphere points, wrapping in longitude and across poles."""
+    h, w = image.shape[:2]
+    pad = 2
+    src = image.astype(np.float64)
+    if src.ndim == 2:
+        src = src[..., None]
+    # rows beyond a pole are the rows on the other side, half a turn away
+    top = np.roll(src[:pad][::-1], w // 2, axis=1)
+    bottom = np.roll(src[-pad:][::-1], w // 2, axis=1)
+    src = np.concatenate([top, src, bottom], axis=0)
+    src = np.concatenate([src[:, -pad:], src, src[:, :pad]], axis=1)
+    fy = theta / np.pi * h - 0.5 + pad
+    fx = np.mod(phi / (2 * np.pi) * w - 0.5, w) + pad
+    if interpolation == "nearest":
+        out = src[np.clip(np.rint(fy).astype(int), 0, h + 2 * pad - 1), np.rint(fx).astype(int) % (w + 2 * pad)]
+    elif interpolation == "bilinear":
+        y0, x0 = np.floor(fy).astype(int), np.floor(fx).astype(int)
+        ty, tx = (fy - y0)[..., None], (fx - x0)[..., None]
+        out = ((1 - ty) * ((1 - tx) * src[y0, x0] + tx * src[y0, x0 + 1])
+               + ty * ((1 - tx) * src[y0 + 1, x0] + tx * src[y0 + 1, x0 + 1]))
+    elif interpolation == "bicubic":
+        y0, x0 = np.floor(fy).astype(int), np.floor(fx).astype(int)
+        wy, wx = _keys_weights(fy - y0), _keys_weights(fx - x0)
+        out = 0.0
+        for i, wyi in enumerate(wy):
+            yy = np.clip(y0 + i - 1, 0, h + 2 * pad - 1)
+            row = 0.0
+            for j, wxj in enumerate(wx):
+                row = row + wxj[..., None] * src[yy, np.clip(x0 + j - 1, 0, w + 2 * pad - 1)]
+            out = out + wyi[..., None] * row
+    else:
+        raise ImageFormatError(f"interpolation must be nearest, bilinear or bicubic, not {interpolation!r}")
+    return out if image.ndim == 3 else out[..., 0]
+
+
+def rotate_equirect_matrix(image: np.ndarray, rot: np.ndarray, interpolation: str = "bicubic") -> np.ndarray:
+    """Rotate a panorama by the rotation matrix ``rot`` (active: content at ``x`` moves to ``rot @ x``)."""
+    h, w = image.shape[:2]
+    theta = (np.arange(h) + 0.5) * np.pi / h
+    phi = (np.arange(w) + 0.5) * 2 * np.pi / w
+    st, ct = np.sin(theta)[:, None], np.cos(theta)[:, None]
+    xyz = np.stack([st * np.cos(phi)[None], st * np.sin(phi)[None], np.broadcast_to(ct, (h, w))], axis=-1)
+    src = xyz @ np.asarray(rot)  # rot^T x for each output direction x
+    s_theta = np.arccos(np.clip(src[..., 2], -1, 1))
+    s_phi = np.arctan2(src[..., 1], src[..., 0])
+    out = sample_equirect(image, s_theta, s_phi, interpolation)
+    if image.dtype == np.uint8:
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+    return out
+
+
+def rotate_equirect(image: np.ndarray, yaw: float, pitch: float, roll: float,
+                    interpolation: str = "bicubic") -> np.ndarray:
+    """Rotate an equirectangular panorama in 3D by yaw, pitch and roll (degrees), resampling.
+
+    The rotation is ``Rz(yaw) Ry(pitch) Rx(roll)``; pixels are resampled with Keys bicubic
+    (``a = -0.5``), bilinear or nearest interpolation, wrapping in longitude and across the
+    poles. uint8 in, uint8 out.
+
+    >>> img = np.random.default_rng(0).integers(0, 255, (128, 256, 3)).astype(np.uint8)
+    >>> bool((rotate_equirect(img, 360 / 256 * 4, 0, 0) == np.roll(img, 4, axis=1)).all())
+    True
+    """
+    validate_image(image, max_width=1 << 16) if image.ndim == 3 else None
+    return rotate_equirect_matrix(image, euler_matrix(yaw, pitch, roll), interpolation)
+
+
+def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    """JPEG round trip through Pillow at ``quality`` (4:2:0 chroma subsampling, Pillow's default)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="JPEG", quality=int(quality))
+    buf.seek(0)
+    return np.asarray(Image.open(buf).convert("RGB"))
+
+
+def gaussian_noise(image: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Add white Gaussian noise of std ``sigma`` (in 0..1 units, e.g. 2/255) and requantise."""
+    noisy = image.astype(np.float64) + rng.normal(0, sigma * 255.0, image.shape)
+    return np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
+
+
+def gaussian_blur(image: np.ndarray, sigma: float = 1.0) -> np.ndarray:
+    """Gaussian blur (std ``sigma`` pixels) per channel, wrapping in longitude."""
+    from scipy.ndimage import gaussian_filter
+
+    out = gaussian_filter(image.astype(np.float64), sigma=(sigma, sigma, 0), mode=("nearest", "wrap", "nearest"))
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def resize(image: np.ndarray, scale: float) -> np.ndarray:
+    """Resize by ``scale`` with Pillow's bicubic filter (keeps 2:1)."""
+    from PIL import Image
+
+    h, w = image.shape[:2]
+    nw = max(2, int(round(w * scale)) // 2 * 2)
+    return np.asarray(Image.fromarray(image).resize((nw, nw // 2), Image.BICUBIC))
+
+
+def mirror(image: np.ndarray) -> np.ndarray:
+    """Horizontal mirror (an improper rotation of the sphere)."""
+    return np.ascontiguousarray(image[:, ::-1])
