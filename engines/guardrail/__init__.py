@@ -1,0 +1,17 @@
+"""Live streaming guardrail: a latent-dynamics risk head on SmolLM2's hidden states.
+
+PlugGuard / Kelp (arXiv 2510.09694): a Streaming Latent Dynamics (SLD) head reads intermediate
+hidden states of the protected LM at every generated token, keeps a GRU memory of how risk
+evolves, and is trained with an Anchored Temporal Consistency (ATC) loss.
+
+>>> from engines.guardrail import GuardConfig
+>>> GuardConfig().layers
+(9, 15, 21)
+"""
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.guard import Guardrail, RiskTrace, StreamEvent
+from engines.guardrail.head import SLDHead, atc_loss
+from engines.guardrail.metrics import stop_index, streaming_report
+
+__all__ = ["GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "stop_index",
+           "streaming_report"]

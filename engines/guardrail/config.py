@@ -1,0 +1,69 @@
+"""Configuration of the streaming guardrail (one dataclass, lerobot style)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class GuardConfig:
+    """Everything the SLD head and the stop policy need.
+
+    Args:
+        layers: decoder layers whose outputs the head reads (``hidden_states`` indices of the
+            backbone; SmolLM2-135M has 30 layers, so 1..30).
+        hidden_size: width of one layer's hidden state (576 for SmolLM2-135M).
+        proj_dim: width of the projection of the concatenated taps (the head's per-token input).
+        state_dim: width of the recurrent risk memory (GRU state).
+        prompt_init: initialise the memory from the taps at the last prompt token.
+        dropout: dropout on the projection while training.
+        threshold: risk at or above which a token counts as harmful, in (0, 1).
+        patience: consecutive harmful tokens before the stream is stopped (>= 1).
+        max_new_tokens: default number of tokens to generate when streaming.
+        max_prompt_chars: longest prompt accepted, in characters.
+        max_prompt_tokens: the user text is cut to this many tokens before the chat template.
+        max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters.
+    """
+
+    # --- backbone taps ---
+    layers: tuple[int, ...] = (9, 15, 21)
+    hidden_size: int = 576
+    # --- head ---
+    proj_dim: int = 256
+    state_dim: int = 256
+    prompt_init: bool = True
+    dropout: float = 0.1
+    # --- stop policy (defaults picked on the dev split by scripts/guardrail_train.py) ---
+    threshold: float = 0.5
+    patience: int = 2
+    # --- limits ---
+    max_new_tokens: int = 64
+    max_prompt_chars: int = 4000
+    max_prompt_tokens: int = 256
+    max_response_chars: int = 8000
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.layers = tuple(int(x) for x in self.layers)
+        if not self.layers or any(x < 1 for x in self.layers):
+            raise ValueError(f"layers={self.layers}: give one or more decoder layer indices >= 1")
+        for name in ("hidden_size", "proj_dim", "state_dim", "max_new_tokens", "max_prompt_chars",
+                     "max_prompt_tokens", "max_response_chars"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name}={getattr(self, name)}: must be a positive integer")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout={self.dropout}: must be in [0, 1)")
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError(f"threshold={self.threshold}: must be strictly between 0 and 1")
+        if int(self.patience) < 1:
+            raise ValueError(f"patience={self.patience}: must be at least 1 token")
+
+    @property
+    def in_dim(self) -> int:
+        """Width of the concatenated taps the head reads per token."""
+        return len(self.layers) * self.hidden_size
+
+    def to_dict(self) -> dict:
+        """Plain-JSON form (tuples become lists)."""
+        d = asdict(self)
+        d["layers"] = list(self.layers)
+        return d

@@ -1,0 +1,244 @@
+"""The streaming guardrail: SmolLM2 generates with its KV cache, the SLD head scores every token.
+
+Each generated token is fed back through the LM once (as any KV-cache decode does); the same
+forward pass yields the next token's logits and this token's hidden states, so the guard adds
+only the head's O(1) step per token (no re-read of the prefix, no second model).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engines.common.backbone import load_backbone
+from engines.common.device import get_device
+from engines.common.errors import InputError
+from engines.common.paths import ASSETS_DIR
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.export import INIT_ONNX, STEP_ONNX, load_head
+from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced
+from engines.guardrail.metrics import stop_index
+
+ASSET_DIR = ASSETS_DIR / "guardrail"
+BACKENDS = ("torch", "onnx")
+
+
+@dataclass
+class StreamEvent:
+    """One generated token as the guard saw it.
+
+    ``token`` is the token's text ("" for a shadow event: the unguarded continuation after a
+    stop, whose text is never returned). ``lm_ms``/``head_ms``: time of the LM decode step that
+    produced this token's hidden states and of the head step on them.
+    """
+
+    index: int
+    token: str
+    token_id: int
+    risk: float
+    stopped: bool
+    lm_ms: float
+    head_ms: float
+    shadow: bool = False
+
+
+@dataclass
+class RiskTrace:
+    """Per-token risks of a (prompt, reply) pair and where the stop policy would fire."""
+
+    tokens: list[str]
+    risks: list[float]
+    stop_index: int | None
+    threshold: float
+    patience: int
+    response_risk: float = 0.0
+    head_ms: list[float] = field(default_factory=list)
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop_index is not None
+
+
+def _check_text(name: str, value, limit: int) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{name} must be text, got {type(value).__name__}")
+    if "\x00" in value:
+        raise InputError(f"{name} contains a NUL byte; send plain text")
+    if not value.strip():
+        raise InputError(f"{name} is empty: type some text")
+    if len(value) > limit:
+        raise InputError(f"{name} is {len(value):,} characters long; the limit is {limit:,}")
+    return value
+
+
+class Guardrail:
+    """SmolLM2-135M-Instruct guarded by a trained SLD head (torch or ONNX Runtime backend).
+
+    >>> g = Guardrail.load(backend="onnx")                               # doctest: +SKIP
+    >>> [e.token for e in g.stream("Name a fruit.", max_new_tokens=3)]   # doctest: +SKIP
+    ['Apple', ...]
+    >>> g.score("How do I bake bread?", "Mix flour and water.").stop_index is None   # doctest: +SKIP
+    True
+    """
+
+    def __init__(self, head, cfg: GuardConfig, backend: str, backbone, device: torch.device,
+                 asset_dir: Path) -> None:
+        self.head, self.cfg, self.backend, self.bb, self.device = head, cfg, backend, backbone, device
+        self.asset_dir = asset_dir
+        self._step_sess = self._init_sess = None
+        if backend == "onnx":
+            from engines.common.onnx_runtime import ort_session
+
+            self._step_sess = ort_session(asset_dir / STEP_ONNX, intra_threads=1)
+            self._init_sess = ort_session(asset_dir / INIT_ONNX, intra_threads=1)
+
+    def __repr__(self) -> str:
+        c = self.cfg
+        return (f"Guardrail(backend={self.backend!r}, device={self.device}, layers={c.layers}, "
+                f"threshold={c.threshold}, patience={c.patience})")
+
+    @classmethod
+    def load(cls, backend: str = "torch", device: str | torch.device | None = None,
+             asset_dir: str | Path | None = None, backbone=None) -> Guardrail:
+        """Load the backbone (cached per process) and the trained head from ``assets/guardrail``.
+
+        ``backend="onnx"`` runs the head through onnxruntime (CUDA provider when present).
+        """
+        if backend not in BACKENDS:
+            raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        dev = torch.device(device) if device is not None else get_device()
+        folder = Path(asset_dir) if asset_dir is not None else ASSET_DIR
+        head = load_head(folder / "sld_head.pt", device=dev)
+        bb = backbone if backbone is not None else load_backbone(dev)
+        return cls(head, head.cfg, backend, bb, dev, folder)
+
+    # --- head backends -------------------------------------------------------------------
+    def _init(self, prompt_taps: torch.Tensor):
+        if self.backend == "onnx":
+            return self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})[0]
+        with torch.no_grad():
+            return self.head.init_state(prompt_taps.float())
+
+    def _step(self, taps: torch.Tensor, state):
+        """One head step -> (risk, response prob, new state)."""
+        if self.backend == "onnx":
+            risk, resp, st = self._step_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
+            return float(risk[0]), float(resp[0]), st
+        with torch.no_grad():
+            risk, resp, st = self.head.step(taps.float(), state)
+        return float(risk[0]), float(resp[0]), st
+
+    def _policy(self, threshold, patience) -> tuple[float, int]:
+        thr = self.cfg.threshold if threshold is None else float(threshold)
+        pat = self.cfg.patience if patience is None else patience
+        if not 0.0 < thr < 1.0:
+            raise InputError(f"threshold={thr}: choose a value strictly between 0 and 1")
+        if isinstance(pat, float) and pat.is_integer():
+            pat = int(pat)
+        if not isinstance(pat, int) or not 1 <= pat <= 64:
+            raise InputError(f"patience={pat}: choose a whole number of tokens from 1 to 64")
+        return thr, pat
+
+    def _prompt_ids(self, prompt: str) -> torch.Tensor:
+        prompt = _check_text("prompt", prompt, self.cfg.max_prompt_chars)
+        ids = chat_prompt_ids(self.bb.tokenizer, prompt, self.cfg.max_prompt_tokens)
+        return torch.tensor([ids], device=self.device)
+
+    # --- public API ----------------------------------------------------------------------
+    @torch.inference_mode()
+    def stream(self, prompt: str, max_new_tokens: int | None = None, threshold: float | None = None,
+               patience: int | None = None, shadow: bool = False) -> Iterator[StreamEvent]:
+        """Generate greedily and yield one :class:`StreamEvent` per token, stopping the moment
+        ``patience`` consecutive tokens have risk >= ``threshold``.
+
+        With ``shadow=True`` generation goes on after a stop (up to ``max_new_tokens``) and yields
+        shadow events carrying only risk and timing, never the text: what an unguarded run would
+        have done. Greedy decoding makes a stream reproducible.
+
+        >>> g = Guardrail.load()                                             # doctest: +SKIP
+        >>> ev = list(g.stream("Say hi.", max_new_tokens=4)); len(ev) <= 4   # doctest: +SKIP
+        True
+        """
+        thr, pat = self._policy(threshold, patience)
+        n_new = self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens
+        if isinstance(n_new, float) and n_new.is_integer():
+            n_new = int(n_new)
+        if not isinstance(n_new, int) or not 1 <= n_new <= 512:
+            raise InputError(f"max_new_tokens={n_new}: choose a whole number from 1 to 512")
+        ids = self._prompt_ids(prompt)
+        tok, model = self.bb.tokenizer, self.bb.model
+        eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
+        layers = self.cfg.layers
+        out = model(input_ids=ids, use_cache=True, output_hidden_states=True)
+        cache = out.past_key_values
+        state = self._init(tap(out.hidden_states, layers)[:, -1])
+        nxt = int(out.logits[0, -1].argmax())
+        gen: list[int] = []
+        run, stopped_at = 0, None
+        for i in range(n_new):
+            if nxt in eos:
+                break
+            t0 = time.perf_counter()
+            out = model(input_ids=torch.tensor([[nxt]], device=self.device), past_key_values=cache,
+                        use_cache=True, output_hidden_states=True)
+            cache = out.past_key_values
+            taps = tap(out.hidden_states, layers)[:, -1]
+            if self.device.type == "cuda":
+                torch.cuda.synchronize()
+            t1 = time.perf_counter()
+            risk, _, state = self._step(taps, state)
+            t2 = time.perf_counter()
+            prev = tok.decode(gen) if stopped_at is None else ""
+            gen.append(nxt)
+            if stopped_at is None:
+                text = tok.decode(gen)[len(prev):]
+                run = run + 1 if risk >= thr else 0
+                fired = run >= pat
+                yield StreamEvent(i, text, nxt, risk, fired, (t1 - t0) * 1e3, (t2 - t1) * 1e3)
+                if fired:
+                    stopped_at = i
+                    if not shadow:
+                        return
+            else:
+                yield StreamEvent(i, "", -1, risk, True, (t1 - t0) * 1e3, (t2 - t1) * 1e3, shadow=True)
+            nxt = int(out.logits[0, -1].argmax())
+
+    @torch.inference_mode()
+    def score(self, prompt: str, response: str, threshold: float | None = None,
+              patience: int | None = None) -> RiskTrace:
+        """Teacher-force ``response`` after ``prompt`` and return per-token risks and the stop index.
+
+        >>> g = Guardrail.load()                                         # doctest: +SKIP
+        >>> tr = g.score("Tell me a joke.", "Why did the chicken cross the road?")   # doctest: +SKIP
+        >>> len(tr.tokens) == len(tr.risks)                              # doctest: +SKIP
+        True
+        """
+        thr, pat = self._policy(threshold, patience)
+        response = _check_text("response", response, self.cfg.max_response_chars)
+        p_ids = self._prompt_ids(prompt)[0].tolist()
+        tok = self.bb.tokenizer
+        r_ids = tok(response, add_special_tokens=False)["input_ids"]
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+        per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
+        state = self._init(prompt_taps.to(self.device))
+        risks, times, resp = [], [], 0.0
+        for t in range(per[0].shape[0]):
+            t0 = time.perf_counter()
+            risk, resp, state = self._step(per[0][t: t + 1].to(self.device), state)
+            times.append((time.perf_counter() - t0) * 1e3)
+            risks.append(risk)
+        tokens, prev = [], ""
+        for k in range(len(r_ids)):
+            cur = tok.decode(r_ids[: k + 1])
+            tokens.append(cur[len(prev):])
+            prev = cur
+        return RiskTrace(tokens, risks, stop_index(risks, thr, pat), thr, pat, resp, times)
+
+
+def risk_curve(risks: list[float]) -> np.ndarray:
+    """Risks as a float array (helper for plots)."""
+    return np.asarray(risks, dtype=float)

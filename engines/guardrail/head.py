@@ -1,0 +1,165 @@
+"""The Streaming Latent Dynamics (SLD) head and the Anchored Temporal Consistency (ATC) loss.
+
+PlugGuard / Kelp (arXiv 2510.09694), Sec. 3.2-3.3, rebuilt for a 135M backbone:
+
+* per-token input ``x_t``: LayerNorm of each tapped layer's hidden state, concatenated and
+  projected, ``u_t = GELU(W_p [LN(h_t^{l_1}); ...; LN(h_t^{l_k})])``;
+* memory: a discrete-time GRU update ``s_t = GRU(u_t, s_{t-1})``, with ``s_0 = tanh(W_0 u_prompt)``
+  from the last prompt token (the prompt-initialised latent state);
+* outputs: token risk ``r_t = sigmoid(w_r [s_t; u_t] + b_r)`` and a response-level logit
+  ``q_t = w_q s_t + b_q`` (the eventual verdict on the whole reply, readable at any step).
+
+One step costs O(1) in the length of the reply: the head never re-reads the prefix.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from engines.guardrail.config import GuardConfig
+
+
+class SLDHead(nn.Module):
+    """Streaming Latent Dynamics head (Eq. 2-4 of Kelp, GRU form). See the module docstring.
+
+    >>> head = SLDHead(GuardConfig(layers=(1, 2), hidden_size=8, proj_dim=4, state_dim=3))
+    >>> s = head.init_state(torch.zeros(2, 16))
+    >>> risk, resp, s = head.step(torch.zeros(2, 16), s)
+    >>> tuple(risk.shape), tuple(s.shape)
+    ((2,), (2, 3))
+    """
+
+    def __init__(self, cfg: GuardConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        k, h = len(cfg.layers), cfg.hidden_size
+        self.norms = nn.ModuleList([nn.LayerNorm(h) for _ in range(k)])
+        self.proj = nn.Linear(k * h, cfg.proj_dim)
+        self.drop = nn.Dropout(cfg.dropout)
+        self.init = nn.Linear(cfg.proj_dim, cfg.state_dim)
+        self.gru = nn.GRU(cfg.proj_dim, cfg.state_dim, batch_first=True)
+        self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, 1)
+        self.resp = nn.Linear(cfg.state_dim, 1)
+
+    def __repr__(self) -> str:
+        n = sum(p.numel() for p in self.parameters())
+        c = self.cfg
+        return (f"SLDHead(layers={c.layers}, proj_dim={c.proj_dim}, state_dim={c.state_dim}, "
+                f"prompt_init={c.prompt_init}, params={n:,})")
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """Per-token input u = GELU(W_p [LN(h^l1); ...]) for taps x of shape (..., k * H)."""
+        parts = x.split(self.cfg.hidden_size, dim=-1)
+        z = torch.cat([n(p) for n, p in zip(self.norms, parts)], dim=-1)
+        return self.drop(F.gelu(self.proj(z)))
+
+    def init_state(self, prompt_taps: torch.Tensor) -> torch.Tensor:
+        """s_0 from the taps at the last prompt token (B, k * H) -> (B, state_dim)."""
+        if not self.cfg.prompt_init:
+            return prompt_taps.new_zeros(prompt_taps.shape[0], self.cfg.state_dim)
+        return torch.tanh(self.init(self.embed(prompt_taps)))
+
+    def gru_cell(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        """One GRU update written out (gates r, z, n in PyTorch's order), so the step exports to
+        plain MatMul/Sigmoid/Tanh ONNX ops and matches ``nn.GRU`` exactly:
+        ``r = σ(W_ir u + b_ir + W_hr s + b_hr)``, ``z = σ(W_iz u + b_iz + W_hz s + b_hz)``,
+        ``n = tanh(W_in u + b_in + r ⊙ (W_hn s + b_hn))``, ``s' = (1 - z) ⊙ n + z ⊙ s``."""
+        gi = F.linear(u, self.gru.weight_ih_l0, self.gru.bias_ih_l0)
+        gh = F.linear(s, self.gru.weight_hh_l0, self.gru.bias_hh_l0)
+        i_r, i_z, i_n = gi.chunk(3, dim=-1)
+        h_r, h_z, h_n = gh.chunk(3, dim=-1)
+        r = torch.sigmoid(i_r + h_r)
+        z = torch.sigmoid(i_z + h_z)
+        n = torch.tanh(i_n + r * h_n)
+        return (1 - z) * n + z * s
+
+    def step(self, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One token: taps (B, k * H), state (B, S) -> (risk (B,), response prob (B,), new state)."""
+        u = self.embed(x)
+        s_new = self.gru_cell(u, s)
+        risk = torch.sigmoid(self.risk(torch.cat([s_new, u], dim=-1))).squeeze(-1)
+        resp = torch.sigmoid(self.resp(s_new)).squeeze(-1)
+        return risk, resp, s_new
+
+    def forward(self, x: torch.Tensor, prompt_taps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Whole replies at once (training): x (B, T, k * H) -> (risk logits (B, T), resp logits (B, T)).
+
+        Same maths as calling :meth:`step` T times (padding at the end never reaches a real token).
+        """
+        u = self.embed(x)
+        s0 = self.init_state(prompt_taps)
+        states, _ = self.gru(u, s0.unsqueeze(0).contiguous())
+        return self.risk(torch.cat([states, u], dim=-1)).squeeze(-1), self.resp(states).squeeze(-1)
+
+
+class StepModule(nn.Module):
+    """The exported per-token step: (taps, state) -> (risk, response prob, state)."""
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.head = head
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return self.head.step(x, s)
+
+
+class InitModule(nn.Module):
+    """The exported memory initialiser: prompt taps -> s_0."""
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.head = head
+
+    def forward(self, p: torch.Tensor):
+        return self.head.init_state(p)
+
+
+def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch.Tensor, anchors: torch.Tensor,
+             mask: torch.Tensor, *, lam_resp: float = 0.5, lam_atc: float = 1.0, low: float = 0.1,
+             high: float = 0.9) -> tuple[torch.Tensor, dict]:
+    r"""Token BCE + response BCE + Anchored Temporal Consistency (after Kelp, Eq. 6-8).
+
+    For reply ``i`` with T_i tokens, response label ``y_i`` and anchor ``a_i`` (first non-refusal
+    sentence of a harmful reply; ``a_i = T_i`` for a benign one), token risk ``r_t = sigmoid(z_t)``:
+
+    .. math::
+
+        L_{tok} &= \tfrac{1}{N}\sum_{i,t} \mathrm{BCE}(r_{it}, \mathbb 1[t \ge a_i]) \\
+        L_{resp} &= \tfrac{1}{B}\sum_i \mathrm{BCE}(\sigma(q_{i,T_i}), y_i) \\
+        L_{low} &= \tfrac{1}{|\mathcal B|}\sum_{(i,t)\in\mathcal B} \max(0, r_{it} - \epsilon_{lo}),
+                  \quad \mathcal B = \{t < a_i\} \ \text{(benign prefix)} \\
+        L_{high} &= \tfrac{1}{|\mathcal H|}\sum_{(i,t)\in\mathcal H} \max(0, \tau_{hi} - r_{it}),
+                  \quad \mathcal H = \{t \ge a_i\} \\
+        L_{mono} &= \tfrac{1}{|\mathcal H'|}\sum_{(i,t)\in\mathcal H'} \max(0, r_{i,t-1} - r_{it}),
+                  \quad \mathcal H' = \{t > a_i\} \\
+        L &= L_{tok} + \lambda_{resp} L_{resp} + \lambda_{atc}(L_{low} + L_{high} + L_{mono})
+
+    ``L_low`` anchors risk low before the turn, ``L_high`` + ``L_mono`` make it high and
+    non-decreasing from the anchor on: the strict stop-if-harmful policy.
+
+    Args (shapes): risk_logits, resp_logits, mask: (B, T); labels: (B,) in {0, 1};
+    anchors: (B,) long (T for benign replies). Returns (loss, parts as floats).
+
+    >>> z = torch.zeros(1, 3); m = torch.ones(1, 3)
+    >>> loss, parts = atc_loss(z, z, torch.tensor([1.]), torch.tensor([1]), m)
+    >>> round(parts["mono"], 3)
+    0.0
+    """
+    B, T = risk_logits.shape
+    t = torch.arange(T, device=risk_logits.device).unsqueeze(0)
+    harm = (t >= anchors.unsqueeze(1)).float() * mask
+    benign = (t < anchors.unsqueeze(1)).float() * mask
+    tok = F.binary_cross_entropy_with_logits(risk_logits, harm, reduction="none")
+    l_tok = (tok * mask).sum() / mask.sum().clamp(min=1)
+    last = (mask.sum(1).long() - 1).clamp(min=0)
+    q_last = resp_logits.gather(1, last.unsqueeze(1)).squeeze(1)
+    l_resp = F.binary_cross_entropy_with_logits(q_last, labels.float())
+    r = torch.sigmoid(risk_logits)
+    l_low = (F.relu(r - low) * benign).sum() / benign.sum().clamp(min=1)
+    l_high = (F.relu(high - r) * harm).sum() / harm.sum().clamp(min=1)
+    after = harm[:, 1:] * (t[:, 1:] > anchors.unsqueeze(1)).float()
+    l_mono = (F.relu(r[:, :-1] - r[:, 1:]) * after).sum() / after.sum().clamp(min=1)
+    loss = l_tok + lam_resp * l_resp + lam_atc * (l_low + l_high + l_mono)
+    parts = {"tok": l_tok, "resp": l_resp, "low": l_low, "high": l_high, "mono": l_mono}
+    return loss, {k: float(v.detach()) for k, v in parts.items()}

@@ -1,0 +1,174 @@
+"""Training and evaluation helpers for the SLD head (used by ``scripts/guardrail_train.py``).
+
+The feature cache is written by ``scripts/guardrail_data.py``; nothing here touches the
+backbone, so retraining takes seconds to minutes on a CPU.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.head import SLDHead, atc_loss
+from engines.guardrail.metrics import f1_scores, streaming_report
+
+
+@dataclass
+class Example:
+    """One cached reply: taps per token (T, D) float16, prompt taps (D,), labels and meta."""
+
+    id: str
+    view: str
+    source: str
+    split: str
+    label: int
+    anchor: int | None
+    benign_prompt: bool
+    feats: torch.Tensor
+    prompt: torch.Tensor
+
+
+def load_cache(root: Path) -> list[Example]:
+    """Read ``records.jsonl`` and ``feats/*.pt`` under ``root`` into examples."""
+    recs = {}
+    with open(root / "records.jsonl") as f:
+        for line in f:
+            r = json.loads(line)
+            recs[r["id"]] = r
+    out = []
+    for path in sorted((root / "feats").glob("*.pt")):
+        blob = torch.load(path)
+        for i, feats, prompt in zip(blob["ids"], blob["feats"], blob["prompt"]):
+            r = recs.get(i)
+            if r is None or feats.shape[0] == 0:
+                continue
+            out.append(Example(i, r["view"], r["source"], r["split"], int(r["label"]), r["anchor"],
+                               bool(r["benign_prompt"]), feats, prompt))
+    return out
+
+
+def _batch(exs: list[Example], cols: slice) -> tuple[torch.Tensor, ...]:
+    T = max(e.feats.shape[0] for e in exs)
+    D = exs[0].feats[:, cols].shape[1]
+    x = torch.zeros(len(exs), T, D)
+    m = torch.zeros(len(exs), T)
+    for k, e in enumerate(exs):
+        n = e.feats.shape[0]
+        x[k, :n] = e.feats[:, cols].float()
+        m[k, :n] = 1
+    p = torch.stack([e.prompt[cols].float() for e in exs])
+    y = torch.tensor([e.label for e in exs], dtype=torch.float32)
+    a = torch.tensor([e.anchor if (e.label and e.anchor is not None) else T for e in exs], dtype=torch.long)
+    return x, p, m, y, a
+
+
+@torch.no_grad()
+def head_traces(head: SLDHead, exs: list[Example], cols: slice, batch: int = 64) -> tuple[list[list[float]], list[float]]:
+    """Token risks per reply and the final response-level probability, in eval mode."""
+    head.eval()
+    traces, resp = [], []
+    for b in range(0, len(exs), batch):
+        sub = exs[b: b + batch]
+        x, p, m, *_ = _batch(sub, cols)
+        rl, ql = head(x, p)
+        r, q = torch.sigmoid(rl), torch.sigmoid(ql)
+        for k, e in enumerate(sub):
+            n = e.feats.shape[0]
+            traces.append(r[k, :n].tolist())
+            resp.append(float(q[k, n - 1]))
+    return traces, resp
+
+
+def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, dict]:
+    """Threshold and patience maximising mean dev F1 over views, with benign false stops capped."""
+    best = None
+    views = sorted({e.view for e in exs})
+    for thr in np.round(np.arange(0.2, 0.96, 0.05), 2):
+        for pat in (1, 2, 3, 4, 6):
+            reps = {}
+            for v in views:
+                idx = [k for k, e in enumerate(exs) if e.view == v]
+                reps[v] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
+                                           [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx],
+                                           float(thr), pat)
+            fs = [r["false_stop_benign"] for r in reps.values() if not math.isnan(r["false_stop_benign"])]
+            ok = all(f <= max_false_stop for f in fs)
+            score = (ok, float(np.mean([r["f1"] for r in reps.values()])))
+            if best is None or score > best[0]:
+                best = (score, float(thr), pat, reps)
+    return best[1], best[2], best[3]
+
+
+def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
+               batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
+               log=print) -> tuple[SLDHead, dict]:
+    """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
+
+    >>> cfg = GuardConfig(layers=(1,), hidden_size=4, proj_dim=8, state_dim=8)
+    >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
+    ...               torch.tensor([[1., -1., 1., -1.]] * 3) * (1 - 2 * (i % 2)), torch.zeros(4))
+    ...       for i in range(8)]
+    >>> head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, log=lambda *a: None)
+    >>> info["dev_f1"] > 0.9
+    True
+    """
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    cols = slice(0, cfg.in_dim)
+    head = SLDHead(cfg)
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
+    best = (-1.0, None, None)
+    order = sorted(range(len(train)), key=lambda k: train[k].feats.shape[0])
+    for ep in range(epochs):
+        head.train()
+        chunks = [order[b: b + batch] for b in range(0, len(order), batch)]
+        rng.shuffle(chunks)
+        tot = 0.0
+        for ch in chunks:
+            x, p, m, y, a = _batch([train[k] for k in ch], cols)
+            rl, ql = head(x, p)
+            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+            opt.step()
+            tot += float(loss.detach()) * len(ch)
+        sched.step()
+        traces, _ = head_traces(head, dev, cols)
+        thr, pat, reps = pick_policy(traces, dev)
+        f1 = float(np.mean([r["f1"] for r in reps.values()]))
+        log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
+        if f1 > best[0]:
+            best = (f1, {k: v.detach().clone() for k, v in head.state_dict().items()}, (thr, pat, ep + 1))
+    head.load_state_dict(best[1])
+    head.eval()
+    return head, {"dev_f1": best[0], "threshold": best[2][0], "patience": best[2][1], "epoch": best[2][2]}
+
+
+def evaluate(head: SLDHead, exs: list[Example], threshold: float, patience: int) -> dict:
+    """Per-view streaming report plus offline response-level F1 (response output >= 0.5)."""
+    cols = slice(0, head.cfg.in_dim)
+    traces, resp = head_traces(head, exs, cols)
+    out = {}
+    for v in sorted({e.view for e in exs}):
+        idx = [k for k, e in enumerate(exs) if e.view == v]
+        rep = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx], [exs[k].anchor for k in idx],
+                               [exs[k].benign_prompt for k in idx], threshold, patience)
+        rep["offline_response"] = f1_scores([exs[k].label for k in idx], [int(resp[k] >= 0.5) for k in idx])
+        rep["by_source"] = {}
+        for s in sorted({exs[k].source for k in idx}):
+            sidx = [k for k in idx if exs[k].source == s]
+            r = streaming_report([traces[k] for k in sidx], [exs[k].label for k in sidx],
+                                 [exs[k].anchor for k in sidx], [exs[k].benign_prompt for k in sidx],
+                                 threshold, patience)
+            rep["by_source"][s] = {k: r[k] for k in ("f1", "precision", "recall", "n", "positives",
+                                                     "false_stop_safe")}
+        out[v] = rep
+    return out

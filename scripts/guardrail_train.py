@@ -1,0 +1,72 @@
+"""Train the SLD guardrail head on the cached hidden states, pick the stop policy on dev,
+evaluate on the held-out test split, export ONNX, and write assets (one command, seed 0).
+
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py
+
+Needs ``scripts/guardrail_data.py`` to have run. Writes ``assets/guardrail/``:
+``sld_head.pt`` (config + weights), ``sld_step.onnx`` / ``sld_init.onnx`` and ``metrics.json``
+(training command, seed, dev-picked threshold/patience, test metrics per view and source).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engines.guardrail.config import GuardConfig  # noqa: E402
+from engines.guardrail.export import export_onnx, save_head  # noqa: E402
+from engines.guardrail.train import evaluate, load_cache, train_head  # noqa: E402
+
+CACHE = ROOT / "data" / "guardrail"
+ASSETS = ROOT / "assets" / "guardrail"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lam-atc", type=float, default=1.0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=ASSETS)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    t0 = time.time()
+    exs = load_cache(CACHE)
+    split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
+    print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
+    cfg = GuardConfig()
+    head, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=args.seed,
+                            lam_atc=args.lam_atc, log=lambda *a: print(*a, flush=True))
+    cfg.threshold, cfg.patience = info["threshold"], info["patience"]
+    test = evaluate(head, split["test"], cfg.threshold, cfg.patience)
+    n_params = sum(p.numel() for p in head.parameters())
+    args.out.mkdir(parents=True, exist_ok=True)
+    save_head(head, args.out / "sld_head.pt")
+    export_onnx(head, args.out)
+    metrics = {
+        "command": "PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py"
+                   + ("" if args.epochs == 12 else f" --epochs {args.epochs}"),
+        "seed": args.seed, "epochs": args.epochs, "best_epoch": info["epoch"], "lr": args.lr,
+        "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),
+        "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},
+        "dev_mean_f1": info["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,
+        "test": test, "train_seconds": round(time.time() - t0, 1),
+    }
+    (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    for v, r in test.items():
+        print(f"TEST {v}: streaming F1 {r['f1']:.3f} P {r['precision']:.3f} R {r['recall']:.3f} "
+              f"false-stop(benign) {r['false_stop_benign']:.3f} median latency {r['median_latency']} "
+              f"offline resp F1 {r['offline_response']['f1']:.3f}")
+    print(f"params {n_params:,}; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
