@@ -16,7 +16,11 @@ from engines.watermark.core import (
     verify,
 )
 from engines.watermark.errors import ImageFormatError, KeyInputError, MessageError
-from engines.watermark.image import random_rotation, rotate_equirect, rotate_equirect_matrix
+from engines.watermark.image import (
+    random_rotation,
+    rotate_equirect,
+    rotate_equirect_matrix,
+)
 
 __all__ = [
     "Carriers", "EmbedResult", "ImageFormatError", "KeyInputError", "MessageError", "Verifier",

@@ -33,7 +33,7 @@ import math
 import numpy as np
 import torch
 
-from engines.watermark.sht import alm_index, legendre_table, n_alm
+from engines.watermark.sht import alm_index, legendre_table
 
 
 def wigner3j_000(l1: int, l2: int, l3: int) -> float:
@@ -82,7 +82,7 @@ def bispectrum_cg(full: np.ndarray, l1: int, l2: int, l: int) -> complex:
 
     >>> import numpy as np
     >>> f = np.random.default_rng(0).normal(size=16) + 0j
-    >>> abs(bispectrum_cg(f, 1, 1, 2)) > 0
+    >>> bool(abs(bispectrum_cg(f, 1, 1, 2)) > 0)
     True
     """
     from ducc0.misc import wigner3j_int

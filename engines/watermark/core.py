@@ -34,7 +34,7 @@ import torch
 
 from engines.common.device import get_device
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
-from engines.watermark.errors import KeyInputError
+from engines.watermark.errors import ImageFormatError, KeyInputError
 from engines.watermark.image import luminance, psnr, ssim, validate_image
 from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, alm_index, n_alm, synthesis
@@ -250,20 +250,41 @@ class VerifyResult:
 def _check_size(image: np.ndarray, config: WatermarkConfig) -> None:
     h = image.shape[0]
     if h < 4 * config.l_max:
-        raise validate_image.__globals__["ImageFormatError"](
+        raise ImageFormatError(
             f"the image has {h} rows; carriers up to degree {config.l_max} need at least {4 * config.l_max} "
             "rows. Use a larger image or lower l_max")
+
+
+def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch.Tensor, mask: torch.Tensor,
+              energy_w: torch.Tensor, e_budget: float, cfg: WatermarkConfig) -> np.ndarray:
+    """Smallest band change with ``target_k * c_k >= margin``: squared hinge + energy, L-BFGS."""
+    d = torch.zeros(2, re0.shape[-1], dtype=re0.dtype, device=re0.device, requires_grad=True)
+    opt = torch.optim.LBFGS([d], lr=1.0, max_iter=cfg.steps, history_size=20,
+                            line_search_fn="strong_wolfe", tolerance_grad=1e-9, tolerance_change=1e-12)
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        dm = d * mask
+        c = ver.stats(re0 + dm[0], im0 + dm[1])
+        hinge = torch.relu(cfg.margin * 1.15 - target * c)
+        energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
+        loss = (hinge * hinge).sum() + cfg.energy_weight * energy
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return (d.detach() * mask).cpu().numpy()
 
 
 def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
           config: WatermarkConfig | None = None) -> EmbedResult:
     """Embed ``message`` (text or a 0/1 array of ``config.bits``) into ``image`` under ``key``.
 
-    >>> import numpy as np
-    >>> img = np.asarray(__import__("PIL.Image").Image.open(ASSET_DIR / "forest.png"))  # doctest: +SKIP
-    >>> res = embed(img, "hello", key="k1")                                             # doctest: +SKIP
-    >>> verify(res.image, key="k1").message                                              # doctest: +SKIP
-    'hello'
+    >>> from engines.watermark.image import load_example, resize
+    >>> img = resize(load_example("sunrise"), 0.5)             # 512 x 256
+    >>> res = embed(img, "hello", key="k1")
+    >>> res.psnr >= 42, verify(res.image, key="k1").message
+    (True, 'hello')
     """
     t0 = time.perf_counter()
     cfg = config or WatermarkConfig()
@@ -275,7 +296,7 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
     dev = ver.gain.device
     L = cfg.l_max
     target = car.signs * np.where(car.owner < 0, 1.0, 2.0 * payload[np.maximum(car.owner, 0)] - 1.0)
-    f32 = dict(device=dev, dtype=torch.float32)
+    f32 = {"device": dev, "dtype": torch.float32}
     target_t = torch.tensor(target, **f32)
     mask = np.zeros(n_alm(L))
     for l in range(cfg.l_min, L + 1):
@@ -299,22 +320,7 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
             c_now = ver.stats(re0, im0)
         if float((target_t * c_now).min()) >= cfg.margin:
             break
-        d = torch.zeros(2, n_alm(L), dtype=torch.float32, device=dev, requires_grad=True)
-        opt = torch.optim.LBFGS([d], lr=1.0, max_iter=cfg.steps, history_size=20,
-                                line_search_fn="strong_wolfe", tolerance_grad=1e-9, tolerance_change=1e-12)
-
-        def closure():
-            opt.zero_grad()
-            dm = d * mask_t
-            c = ver.stats(re0 + dm[0], im0 + dm[1])
-            hinge = torch.relu(cfg.margin * 1.15 - target_t * c)
-            energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
-            loss = (hinge * hinge).sum() + cfg.energy_weight * energy
-            loss.backward()
-            return loss
-
-        opt.step(closure)
-        dm = (d.detach() * mask_t).cpu().numpy()
+        dm = _optimise(ver, re0, im0, target_t, mask_t, energy_w, e_budget, cfg)
         delta = synthesis(dm[0] + 1j * dm[1], L, h, w)
         work = work + delta[..., None]
         out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
@@ -338,9 +344,10 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
 def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -> VerifyResult:
     """Blind verification: decode the payload under ``key`` from ``image`` alone.
 
-    >>> res = verify(np.zeros((256, 512, 3), np.uint8) + 128, key="k1")  # doctest: +SKIP
-    >>> res.detected                                                       # doctest: +SKIP
-    False
+    >>> from engines.watermark.image import load_example
+    >>> res = verify(load_example("forest"), key="k1")   # never watermarked
+    >>> res.detected, res.message
+    (False, None)
     """
     t0 = time.perf_counter()
     cfg = config or WatermarkConfig()

@@ -72,7 +72,7 @@ def ssim(a: np.ndarray, b: np.ndarray) -> float:
     for ch in range(a.shape[2] if a.ndim == 3 else 1):
         x = (a[..., ch] if a.ndim == 3 else a).astype(np.float64)
         y = (b[..., ch] if b.ndim == 3 else b).astype(np.float64)
-        f = lambda z: gaussian_filter(z, 1.5, truncate=3.5)  # noqa: E731
+        f = lambda z: gaussian_filter(z, 1.5, truncate=3.5)
         mx, my = f(x), f(y)
         sxx, syy, sxy = f(x * x) - mx * mx, f(y * y) - my * my, f(x * y) - mx * my
         m = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
@@ -215,11 +215,33 @@ def resize(image: np.ndarray, scale: float) -> np.ndarray:
     """Resize by ``scale`` with Pillow's bicubic filter (keeps 2:1)."""
     from PIL import Image
 
-    h, w = image.shape[:2]
-    nw = max(2, int(round(w * scale)) // 2 * 2)
+    nw = max(2, round(image.shape[1] * scale) // 2 * 2)
     return np.asarray(Image.fromarray(image).resize((nw, nw // 2), Image.BICUBIC))
 
 
 def mirror(image: np.ndarray) -> np.ndarray:
     """Horizontal mirror (an improper rotation of the sphere)."""
     return np.ascontiguousarray(image[:, ::-1])
+
+
+EXAMPLES = ("forest", "courtyard", "interior", "sunrise")
+
+
+def example_path(name: str):
+    """Path of a bundled CC0 example panorama (``assets/watermark/<name>.png``)."""
+    from engines.common.paths import ASSETS_DIR
+
+    if name not in EXAMPLES:
+        raise ImageFormatError(f"unknown example {name!r}; choose one of {', '.join(EXAMPLES)}")
+    return ASSETS_DIR / "watermark" / f"{name}.png"
+
+
+def load_example(name: str) -> np.ndarray:
+    """A bundled example panorama as uint8 ``512 x 1024 x 3``.
+
+    >>> load_example("forest").shape
+    (512, 1024, 3)
+    """
+    from PIL import Image
+
+    return np.asarray(Image.open(example_path(name)).convert("RGB"))

@@ -1,0 +1,36 @@
+"""Property checks in the style of e3nn's ``assert_equivariant``."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from engines.watermark.image import random_rotation, rotate_equirect_matrix
+
+
+def assert_invariant(fn: Callable[[np.ndarray], np.ndarray], image: np.ndarray, n_rotations: int = 4,
+                     atol: float = 0.1, rtol: float = 0.0, seed: int = 0,
+                     interpolation: str = "bicubic") -> np.ndarray:
+    """Check ``fn(rotate(image, R)) == fn(image)`` over Haar-random rotations ``R``.
+
+    The image is rotated by resampling (so the tolerance must cover interpolation error and
+    8-bit requantisation). Raises ``AssertionError`` with the worst deviation; returns the
+    per-rotation maximum absolute deviations.
+
+    >>> img = np.full((64, 128, 3), 7, np.uint8)
+    >>> float(assert_invariant(lambda x: np.array([x.mean()]), img, n_rotations=2, atol=1e-9).max())
+    0.0
+    """
+    rng = np.random.default_rng(seed)
+    ref = np.asarray(fn(image), dtype=np.float64)
+    devs = []
+    for _ in range(n_rotations):
+        rot = random_rotation(rng)
+        out = np.asarray(fn(rotate_equirect_matrix(image, rot, interpolation)), dtype=np.float64)
+        err = np.abs(out - ref)
+        devs.append(float(err.max()))
+        bad = err > atol + rtol * np.abs(ref)
+        if bad.any():
+            raise AssertionError(f"not invariant under rotation\n{np.round(rot, 4)}:\nmax deviation "
+                                 f"{err.max():.3g} > atol {atol} + rtol {rtol} x |ref| at {int(bad.sum())} entries")
+    return np.asarray(devs)
