@@ -33,7 +33,7 @@ until C is spent). Regret per round = mean gap of the two served arms, in utilit
 
 **Modes.** *faithful* = what the reference code does (exact weighted MLE after every arrival,
 full-batch predictor training each round). *fast* = exact MLE refits only when the history has
-grown 5 %, predictor trained on 256-row minibatches (**not from the paper or the reference**).
+grown 5 %, predictor trained on 128-row minibatches (**not from the paper or the reference**).
 **Not from the reference either:** every algorithm sees the same contexts/noise (independent
 seeded streams per seed), the optional growing radius beta_t, the geometric delay option in the UI.
 RCDP-UCB is provisioned for C=25, Lambda=10^4, mu=100, kappa=0.25 whatever the environment, like the paper.

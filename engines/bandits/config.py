@@ -144,7 +144,7 @@ class SimConfig:
     # --- execution ---
     mode: str = "faithful"
     fast_refit_growth: float = 0.05
-    predictor_batch: int = 256
+    predictor_batch: int = 128
     predictor_hidden: int = 64
     predictor_lr: float = 1e-3
     predictor_epochs: int = 2

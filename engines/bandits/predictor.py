@@ -43,7 +43,7 @@ class BatchedMLP:
                 bs[i].append((torch.rand(1, fo, generator=g) * 2 - 1) * bound)
         self.params = [torch.stack(w).requires_grad_() for w in ws] + \
                       [torch.stack(b).requires_grad_() for b in bs]
-        self.opt = torch.optim.Adam(self.params, lr=lr)
+        self.opt = torch.optim.Adam(self.params, lr=lr, foreach=True)
         self.bx = torch.zeros(self.B, capacity, d)
         self.by = torch.zeros(self.B, capacity, e)
         self.n = 0

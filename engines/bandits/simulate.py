@@ -86,8 +86,8 @@ class SimResult:
 # ----------------------------------------------------------------------------- cost model
 # Seconds per unit, measured on the 2-core CI machine (see benchmarks/results/bandits.md).
 _C_ROUND = 2.5e-9     # per seed-round-algorithm, times (K p^2 + K^2 p) for selection
-_C_MLE = 1.6e-9       # per history row, times p^2, per Newton sweep (about 3 sweeps a solve)
-_C_PRED = 1.0e-9      # per buffer row per predictor step, times B * (d H + H^2 + H e)
+_C_MLE = 0.55e-9      # per history row, times p^2, per Newton sweep (about 3 sweeps a solve)
+_C_PRED = 0.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)
 _C_PY = 6e-5          # Python overhead per round per algorithm when the predictor forces rounds
 
 
