@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines.codeprm.labels import label_findings  # noqa: E402
+from codeprm_synth import synth_function  # noqa: E402
 from engines.codeprm.mutations import FAMILIES, inject, inject_statement, render, templates  # noqa: E402
 
 SEED = 0
@@ -132,6 +133,29 @@ def injected(host: str, tpl, vul: bool, seed: int):
     return code, bad, span, imp_span
 
 
+def write_synth(fh, hosts: list, split: str, n: int, rng: random.Random) -> int:
+    """Composed functions (scripts/codeprm_synth.py), standalone or injected into a host chunk."""
+    for k in range(n):
+        vul = k % 2 == 0
+        code, bad, cwe = synth_function(rng, vul)
+        pkg = "synth"
+        if hosts and rng.random() < 0.5:
+            pkg, host = rng.choice(hosts)
+            hl = host.rstrip("\n").splitlines()
+            at = rng.choice([i for i in range(len(hl)) if not hl[i].strip()] or [len(hl)])
+            code_lines = hl[:at] + [""] + code.rstrip("\n").splitlines() + [""] + hl[at:]
+            bad = [b + at + 1 for b in bad]
+            span = (at + 2, at + 1 + len(code.rstrip("\n").splitlines()))
+            code = "\n".join(code_lines) + "\n"
+        else:
+            span = (1, len(code.splitlines()))
+        nat = [f for f in label_findings(code) if not span[0] <= f.line <= span[1]]
+        findings = sorted([[f.line, f.cwe, f.rule] for f in nat] + [[b, cwe, "synth"] for b in bad])
+        fh.write(json.dumps({"code": code, "findings": findings, "pkg": pkg, "split": split, "template": f"synth-{cwe}",
+                             "vulnerable": vul, "pair": None}) + "\n")
+    return n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="data/codeprm")
@@ -139,6 +163,7 @@ def main() -> None:
     ap.add_argument("--chunks-per-file", type=int, default=3)
     ap.add_argument("--test-pairs", type=int, default=260)
     ap.add_argument("--val-pairs", type=int, default=200)
+    ap.add_argument("--synth", type=int, default=8000, help="composed functions in train (a tenth in val)")
     args = ap.parse_args()
     rng = random.Random(SEED)
     out = Path(args.out)
@@ -184,7 +209,8 @@ def main() -> None:
             vul = (k // len(tr_tpl)) % 2 == 0
             code, bad, span, _ = injected("", tpl, vul, rng.randrange(1 << 30))
             fh.write(json.dumps(make_item(code, "standalone", "train", tpl, vul, bad, span)) + "\n")
-    counts["train"] = len(hosts["train"]) + 600
+        n_syn = write_synth(fh, hosts["train"], "train", args.synth, rng)
+    counts["train"] = len(hosts["train"]) + 600 + n_syn
     for split, tpls, n_pairs in (("val", tr_tpl, args.val_pairs), ("test", te_tpl, args.test_pairs)):
         pool = hosts[split]
         rng.shuffle(pool)
@@ -207,6 +233,8 @@ def main() -> None:
                     code, bad, span, _ = injected(host, tpl, vul, seed)
                     fh.write(json.dumps(make_item(code, pkg, split, tpl, vul, bad, span, pair=p)) + "\n")
                     written += 1
+            if split == "val":  # calibration must also see composed code, not only a/b templates
+                written += write_synth(fh, hosts["val"], "val", args.synth // 10, rng)
         counts[split] = written
     (out / "SUMMARY.json").write_text(json.dumps({"counts": counts, "seed": SEED, "seconds": round(time.time() - t0, 1),
                                                   "hosts": {k: len(v) for k, v in hosts.items()}}, indent=2))

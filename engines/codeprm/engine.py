@@ -314,3 +314,69 @@ class CodePRM:
         """A copy with some config fields changed (same weights)."""
         new = CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session)
         return new
+
+
+_DEFAULT: dict[str, CodePRM] = {}
+
+
+def default_prm(backend: str = "onnx") -> CodePRM:
+    """The shipped model, loaded once per process and backend (what the tab uses).
+
+    >>> default_prm("onnx").backend                                       # doctest: +SKIP
+    'onnx'
+    """
+    if backend not in _DEFAULT:
+        _DEFAULT[backend] = CodePRM.load(backend)
+    return _DEFAULT[backend]
+
+
+def examples(seed: int = 0) -> dict[str, str]:
+    """Vulnerable/fixed example pairs, one per CWE family (template variant "a", fixed names).
+
+    >>> ex = examples(); len(ex) == 26 and any("vulnerable" in k for k in ex)
+    True
+    """
+    import random
+
+    from engines.codeprm.mutations import TEMPLATES, render
+
+    out = {}
+    for t in TEMPLATES:
+        if t.variant != "a":
+            continue
+        for vul in (True, False):
+            imports, body, _ = render(t, vul, random.Random(seed + t.cwe))
+            code = (imports + "\n\n\n" if imports else "") + body + "\n"
+            out[f"CWE-{t.cwe} {'vulnerable' if vul else 'fixed'}"] = code
+    return out
+
+
+def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[str]:
+    """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone).
+
+    Plain-text completion of the code (no chat template), temperature 0.8, seeded.
+
+    >>> sample_candidates("import os\\n", n=2)                          # doctest: +SKIP
+    [...]
+    """
+    import torch
+
+    from engines.common.backbone import load_backbone
+
+    if not isinstance(prefix, str) or not prefix.strip():
+        raise InputError("give a code prefix to continue")
+    if not 1 <= int(n) <= 8:
+        raise InputError("sample between 1 and 8 candidates")
+    if not 4 <= int(max_new_tokens) <= 256:
+        raise InputError("max_new_tokens must lie in 4..256")
+    bb = load_backbone()
+    ids = bb.tokenizer(prefix[-4000:], return_tensors="pt")["input_ids"].to(bb.device)
+    torch.manual_seed(seed)
+    with torch.inference_mode():
+        out = bb.model.generate(ids, do_sample=True, temperature=0.8, top_p=0.95, max_new_tokens=int(max_new_tokens),
+                                num_return_sequences=int(n), pad_token_id=bb.tokenizer.eos_token_id)
+    cands = []
+    for row in out:
+        text = bb.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True)
+        cands.append(text.rstrip() or "pass")
+    return cands

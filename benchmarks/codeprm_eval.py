@@ -1,0 +1,201 @@
+"""Accuracy of the codeprm tab vs baselines (run by hand; figures go to benchmarks/results/codeprm.md).
+
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py
+
+Held-out test set: data/codeprm/test.jsonl from scripts/codeprm_dataset.py (packages of the
+test split, template variant "c" of each of the 13 CWE families, never seen in training):
+vulnerable/fixed twins that differ only in the template. Metrics:
+- file-level AUROC (label = the twin is the vulnerable one),
+- pair accuracy at each method's own threshold (vulnerable flagged AND fixed twin clean),
+- partial code: AUROC on the first 50 % of each file's lines (label = a vulnerable line is
+  in the prefix), beside the full-code AUROC,
+- CyberSecEval (../shared/codesec, validation only, never trained on): labelled-line AUROC
+  (each line scored by its step's risk) and top-1 / top-3 step accuracy.
+Baselines in the same run: bandit alone (default rules; score = max severity x confidence),
+``ruff check --select S`` (score = number of findings), our analysers (the label sources:
+filtered bandit + taint), and a program-level classifier (same encoder, file labels only).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engines.codeprm.engine import CodePRM  # noqa: E402
+from engines.codeprm.labels import bandit_raw, label_findings  # noqa: E402
+from engines.codeprm.model import featurize  # noqa: E402
+from engines.codeprm.steps import Span, split_steps  # noqa: E402
+
+CSE = Path(__file__).resolve().parents[2] / "shared" / "codesec" / "cyberseceval_python.jsonl"
+_W = {"LOW": 1, "MEDIUM": 2, "HIGH": 3, "UNDEFINED": 0}
+
+
+def bandit_score(code: str) -> float:
+    return max((_W.get(s, 0) * _W.get(c, 0) / 9 for _l, _t, _c, s, c, _m in bandit_raw(code)), default=0.0)
+
+
+def ruff_counts(codes: list[str]) -> list[int]:
+    """Findings of `ruff check --select S` per code string (one temp file each)."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    d = Path(tempfile.mkdtemp(prefix="codeprm_ruff_"))
+    try:
+        for i, c in enumerate(codes):
+            (d / f"f{i:05d}.py").write_text(c)
+        out = subprocess.run([ruff, "check", "--select", "S", "--output-format", "json", "--no-cache",
+                              "--isolated", "--exit-zero", str(d)], capture_output=True, text=True, check=True).stdout
+        counts = [0] * len(codes)
+        for r in json.loads(out or "[]"):
+            counts[int(Path(r["filename"]).stem[1:])] += 1
+        return counts
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+class ProgramLevel:
+    """The program-level baseline: same encoder, trained on whole-file labels only."""
+
+    def __init__(self, asset_dir: Path) -> None:
+        import torch
+        from safetensors.torch import load_file
+
+        from engines.codeprm.config import PRMConfig
+        from engines.codeprm.model import StepScorer
+        from engines.codeprm.tokens import Lexer
+
+        meta = json.loads((asset_dir / "program_level.json").read_text())
+        self.cfg = PRMConfig(**meta["config"])
+        self.threshold = meta["threshold"]
+        self.model = StepScorer(self.cfg)
+        self.model.load_state_dict(load_file(str(asset_dir / "program_level.safetensors")))
+        self.model.eval()
+        self.lexer = Lexer(self.cfg.vocab_size)
+        self.torch = torch
+
+    def risk(self, code: str) -> float:
+        f = featurize(code, self.cfg, self.lexer, [Span(1, max(1, len(code.splitlines())))])
+        with self.torch.inference_mode():
+            lo, _ = self.model(self.torch.from_numpy(f.ids[None]), self.torch.from_numpy(f.gidx),
+                               self.torch.from_numpy(f.last))
+        return float(1 / (1 + np.exp(-lo.numpy()[0])))
+
+
+def pair_acc(scores: np.ndarray, labels: np.ndarray, pairs: np.ndarray, thr: float) -> float:
+    ok = []
+    for p in np.unique(pairs):
+        idx = np.where(pairs == p)[0]
+        v = idx[labels[idx] == 1]
+        f = idx[labels[idx] == 0]
+        if len(v) and len(f):
+            ok.append(scores[v[0]] >= thr and scores[f[0]] < thr)
+    return float(np.mean(ok))
+
+
+def prefix(code: str, frac: float = 0.5) -> str:
+    lines = code.splitlines()
+    return "\n".join(lines[: max(1, int(round(len(lines) * frac)))]) + "\n"
+
+
+def cyberseceval(prm: CodePRM) -> dict:
+    rows = [json.loads(line) for line in open(CSE)]
+    line_scores, line_labels, top1, top3 = [], [], [], []
+    b_scores = []
+    for r in rows:
+        code = r["origin_code"]
+        lines = code.splitlines()
+        want = r["line_text"].strip()
+        cands = [i + 1 for i, ln in enumerate(lines) if ln.strip() == want]
+        mid = (len(lines) + 1) / 2
+        target = min(cands, key=lambda i: abs(i - mid))
+        feats = featurize(code, prm.cfg, prm.lexer)
+        probs, _ = prm.step_probs(feats)
+        k = next(i for i, s in enumerate(feats.spans) if s.start <= target <= s.end)
+        order = list(np.argsort(-probs, kind="stable"))
+        top1.append(order[0] == k)
+        top3.append(k in order[:3])
+        bl = {ln for ln, *_ in bandit_raw(code)}
+        for i, s in enumerate(feats.spans):
+            for ln in range(s.start, s.end + 1):
+                if lines[ln - 1].strip():
+                    line_scores.append(probs[i])
+                    line_labels.append(ln == target)
+                    b_scores.append(ln in bl)
+    return {"n": len(rows), "line_auroc": float(roc_auc_score(line_labels, line_scores)),
+            "top1": float(np.mean(top1)), "top3": float(np.mean(top3)),
+            "bandit_line_auroc": float(roc_auc_score(line_labels, b_scores))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default="data/codeprm")
+    ap.add_argument("--out", default="benchmarks/results/codeprm_eval.json")
+    args = ap.parse_args()
+    t0 = time.time()
+    items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
+    codes = [it["code"] for it in items]
+    y = np.array([int(it["vulnerable"]) for it in items])
+    pairs = np.array([it["pair"] for it in items])
+    prm = CodePRM.load("torch")
+    thr = prm.cfg.threshold
+    res: dict = {"n_files": len(items), "n_pairs": int(len(np.unique(pairs))), "threshold": thr,
+                 "aggregation": prm.cfg.aggregation, "tau": prm.cfg.tau}
+    methods: dict[str, dict] = {}
+
+    def add(name, scores, flag_thr, prefix_scores=None):
+        s = np.asarray(scores, dtype=float)
+        m = {"file_auroc": float(roc_auc_score(y, s)), "pair_acc": pair_acc(s, y, pairs, flag_thr),
+             "threshold": flag_thr}
+        if prefix_scores is not None:
+            m["prefix50_auroc"] = float(roc_auc_score(y_pre, prefix_scores))
+        methods[name] = m
+
+    pre_codes = [prefix(c) for c in codes]
+    y_pre = np.array([int(any(ln <= len(p.splitlines()) for ln, _c, rule in it["findings"]
+                              if rule.startswith("template:"))) for it, p in zip(items, pre_codes)])
+    prm_scores = [prm.file_risk(c) for c in codes]
+    prm_pre = [prm.file_risk(p) for p in pre_codes]
+    add("codeprm (step PRM, soft-min)", prm_scores, thr, prm_pre)
+    res["prefix50_positives"] = int(y_pre.sum())
+    res["prefix50_auroc_with_full_labels"] = float(roc_auc_score(y, prm_pre))
+    b = [bandit_score(c) for c in codes]
+    add("bandit alone (default rules)", b, 1e-9, [bandit_score(p) for p in pre_codes])
+    add("ruff --select S", ruff_counts(codes), 0.5, ruff_counts(pre_codes))
+    lab = [float(bool(label_findings(c))) for c in codes]
+    add("analysers (filtered bandit + taint)", lab, 0.5, [float(bool(label_findings(p))) for p in pre_codes])
+    pl_dir = Path(__file__).resolve().parents[1] / "assets" / "codeprm"
+    if (pl_dir / "program_level.safetensors").is_file():
+        pl = ProgramLevel(pl_dir)
+        add("program-level classifier (no step labels)", [pl.risk(c) for c in codes], pl.threshold,
+            [pl.risk(p) for p in pre_codes])
+    res["methods"] = methods
+    # pair accuracy per held-out template family, for the PRM
+    per = {}
+    for p in np.unique(pairs):
+        idx = np.where(pairs == p)[0]
+        key = items[idx[0]]["template"]
+        v = [i for i in idx if y[i] == 1][0]
+        f = [i for i in idx if y[i] == 0][0]
+        per.setdefault(key, []).append(prm_scores[v] >= thr and prm_scores[f] < thr)
+    res["per_template_pair_acc"] = {k: round(float(np.mean(v)), 3) for k, v in sorted(per.items())}
+    res["cyberseceval"] = cyberseceval(prm)
+    res["seconds"] = round(time.time() - t0, 1)
+    res["machine"] = f"{platform.machine()} {platform.python_version()}"
+    res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    Path(args.out).write_text(json.dumps(res, indent=2))
+    print("| method | file AUROC | pair acc | prefix-50% AUROC |\n|---|---|---|---|")
+    for k, m in methods.items():
+        print(f"| {k} | {m['file_auroc']:.3f} | {m['pair_acc']:.1%} | {m.get('prefix50_auroc', float('nan')):.3f} |")
+    print(json.dumps({k: v for k, v in res.items() if k != "methods"}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

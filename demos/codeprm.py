@@ -1,0 +1,273 @@
+"""Code security stepping tab: step-level security scores, verdict, stepping, ranking, SARIF.
+
+UI only: every action is one call into ``engines.codeprm`` (scan, rank, sample_candidates,
+examples). Callbacks are plain functions, testable without a server.
+"""
+from __future__ import annotations
+
+import html
+import io
+import tempfile
+import time
+from pathlib import Path
+
+import gradio as gr
+import numpy as np
+
+from demos.ui import friendly_errors
+from engines.codeprm import CWE_INFO, default_prm, examples, sample_candidates
+from engines.codeprm.sarif import to_sarif
+from engines.common.errors import InputError
+
+CANDIDATE_SEP = "# ---"
+_EXAMPLES = examples()
+_FIRST = "CWE-78 vulnerable"
+_FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
+
+
+def _png(fig) -> "np.ndarray":
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    buf.seek(0)
+    return np.asarray(Image.open(buf).convert("RGB"))
+
+
+def _plot(scan: dict) -> "np.ndarray":
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = scan["steps"]
+    risks = [s["risk"] for s in steps]
+    fig, ax = plt.subplots(figsize=(7.5, 2.6))
+    colors = ["#d62728" if r >= scan["step_threshold"] else "#2ca02c" for r in risks]
+    ax.bar(range(1, len(risks) + 1), risks, color=colors)
+    ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"verdict threshold {scan['threshold']:.3f}")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("step")
+    ax.set_ylabel("step risk (1 - score)")
+    ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}")
+    ax.legend(loc="upper right", fontsize=8)
+    return _png(fig)
+
+
+def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) -> str:
+    """The code with each line's step risk in the gutter; risky lines highlighted; escaped."""
+    lines = scan["code"].splitlines()
+    step_of = {}
+    for s in scan["steps"]:
+        for ln in range(s["start_line"], s["end_line"] + 1):
+            step_of[ln] = s
+    finding_lines = {f["line"] for s in scan["steps"] for f in s["findings"]}
+    rows = []
+    for i, text in enumerate(lines, 1):
+        s = step_of.get(i)
+        shown = s is not None and (upto is None or s["index"] <= upto)
+        risk = s["risk"] if shown else None
+        bg = ""
+        if shown and risk >= scan["step_threshold"]:
+            bg = "background:#fde0dc;" if i not in finding_lines and i != s["hot_line"] else "background:#f8a5a0;"
+        if s is not None and focus is not None and s["index"] == focus:
+            bg += "outline:1px solid #1f77b4;"
+        gutter = f"{risk:5.2f}" if (shown and i == s["start_line"]) else "     "
+        mark = " !" if (shown and i in finding_lines) else "  "
+        rows.append(f"<span style='color:#888'>{i:4d} {gutter}{mark}</span> <span style='{bg}'>{html.escape(text) or ' '}</span>")
+    return ("<pre style='font-size:12px;line-height:1.35;max-height:520px;overflow:auto'>" + "\n".join(rows) + "</pre>"
+            "<p style='font-size:12px;color:#666'>Gutter: line number, step risk (0 = secure, 1 = insecure) at the "
+            "step's first line, <b>!</b> = analyser finding. Red: risky step; dark red: the line the finding or the "
+            "model's attention points at.</p>")
+
+
+def _verdict_md(scan: dict) -> str:
+    v = scan["verdict"]
+    head = f"### {'🔴 VULNERABLE' if v == 'vulnerable' else '🟢 SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
+    parts = [head, f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
+                   f"aggregation: {scan['aggregation']} (risk in [0, 1], unitless probability-like score)."]
+    if scan.get("syntax_error"):
+        parts.append(f"⚠️ The code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
+                     "would be. Tick *partial code* if it is unfinished on purpose.")
+    if scan["drivers"]:
+        d = [scan["steps"][i] for i in scan["drivers"]]
+        parts.append("**Steps that drove the verdict:** " + "; ".join(
+            f"step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}, risk {s['risk']:.2f}"
+            + (f", {s['findings'][0]['cwe']}" if s["findings"] else "") + ")" for s in d))
+    return "\n\n".join(parts)
+
+
+def _findings_rows(scan: dict) -> list[list]:
+    rows = []
+    for s in scan["steps"]:
+        for f in s["findings"]:
+            rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["score"], 3),
+                         f["cwe"], f["message"], f["source"]])
+    return rows
+
+
+def _step_md(scan: dict, k: int) -> str:
+    s = scan["steps"][k]
+    lines = [f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
+             f"security score **{s['score']:.3f}** (risk {s['risk']:.3f})"]
+    for f in s["findings"]:
+        lines.append(f"- `{f['cwe']}` line {f['line']}: {f['message']} ({f['source']})")
+    if not s["findings"]:
+        lines.append("- no findings on this step")
+    return "\n".join(lines)
+
+
+@friendly_errors
+def load_example(name: str) -> str:
+    """The code of a named example (vulnerable/fixed pairs across CWE families)."""
+    if name not in _EXAMPLES:
+        raise InputError(f"unknown example {name!r}")
+    return _EXAMPLES[name]
+
+
+@friendly_errors
+def scan_code(code: str, partial: bool):
+    """Scan the code: verdict, step plot, highlighted code, findings table, JSON and SARIF files, state."""
+    prm = default_prm("onnx")
+    r = prm.scan(code or "", partial=bool(partial))
+    if r.syntax_error and not partial:
+        gr.Warning(f"The code does not parse ({r.syntax_error}); scanned as a prefix would be.")
+    scan = r.to_dict()
+    scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold,
+                aggregation=f"{prm.cfg.aggregation} (tau {prm.cfg.tau}, k {prm.cfg.top_k})")
+    out = Path(tempfile.mkdtemp(prefix="codeprm_"))
+    (out / "scan.json").write_text(r.to_json())
+    import json
+
+    (out / "scan.sarif").write_text(json.dumps(to_sarif([r]), indent=2))
+    n = len(scan["steps"])
+    return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), str(out / "scan.json"),
+            str(out / "scan.sarif"), scan, gr.update(maximum=max(2, n), value=n, interactive=True),
+            _step_md(scan, n - 1))
+
+
+@friendly_errors
+def show_step(scan: dict | None, k: float):
+    """Code and details up to step k (1-based) of the last scan."""
+    if not scan:
+        raise InputError("scan some code first")
+    k = int(min(max(1, k), len(scan["steps"]))) - 1
+    return _code_html(scan, upto=k, focus=k), _step_md(scan, k)
+
+
+@friendly_errors
+def play_steps(scan: dict | None, delay: float = 0.35):
+    """Stream the steps one by one (the play button)."""
+    if not scan:
+        raise InputError("scan some code first")
+    for k in range(len(scan["steps"])):
+        yield _code_html(scan, upto=k, focus=k), _step_md(scan, k), k + 1
+        if delay:
+            time.sleep(delay)
+
+
+def split_candidates(text: str) -> list[str]:
+    """Candidates are separated by lines that read ``# ---``."""
+    parts, cur = [], []
+    for line in (text or "").splitlines():
+        if line.strip() == CANDIDATE_SEP:
+            parts.append("\n".join(cur))
+            cur = []
+        else:
+            cur.append(line)
+    parts.append("\n".join(cur))
+    return [p.strip("\n") for p in parts if p.strip()]
+
+
+@friendly_errors
+def rank_candidates(prefix: str, candidates: str):
+    """Rank candidate continuations by mean step reward; a table and the best candidate."""
+    cands = split_candidates(candidates)
+    if not cands:
+        raise InputError(f"give candidate continuations, separated by lines reading `{CANDIDATE_SEP}`")
+    ranked = default_prm("onnx").rank(prefix or "", cands)
+    rows = [[d["rank"], d["index"] + 1, round(d["reward"], 4), round(d["mean_score"], 3), round(d["min_score"], 3),
+             d["n_steps"], d["verdict"], d["candidate"][:120]] for d in ranked]
+    best = (prefix.rstrip("\n") + "\n" if prefix else "") + ranked[0]["candidate"]
+    return rows, best
+
+
+@friendly_errors
+def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> str:
+    """Sample candidates from SmolLM2-135M, joined with separator lines (then rank them)."""
+    cands = sample_candidates(prefix or "", n=int(n), max_new_tokens=int(max_new_tokens))
+    return f"\n{CANDIDATE_SEP}\n".join(cands)
+
+
+RANK_PREFIX = '''import subprocess
+from flask import request
+
+
+def archive():
+    name = request.args.get("name")
+'''
+RANK_CANDIDATES = f'''    return subprocess.check_output("tar czf out.tgz " + name, shell=True)
+{CANDIDATE_SEP}
+    return subprocess.check_output(["tar", "czf", "out.tgz", name])
+{CANDIDATE_SEP}
+    import os
+    os.system("tar czf out.tgz %s" % name)
+    return "ok"'''
+
+
+def build() -> None:
+    """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
+    gr.Markdown(
+        "Paste or stream Python; a small causal code model scores each **step** (blank-line blocks, cut at "
+        "statements) for security in the context of the code before it, bandit (in-process) and a taint "
+        "labeller name the CWE, and a soft minimum over step scores gives the verdict, for full or partial "
+        "code. The code is parsed and tokenised, never run. (SecCodePRM, arXiv 2602.10418.)")
+    state = gr.State(None)
+    with gr.Row():
+        with gr.Column(scale=3):
+            example = gr.Dropdown(list(_EXAMPLES), value=_FIRST, label="Examples (vulnerable / fixed pairs)")
+            code = gr.Code(value=_EXAMPLES[_FIRST], language="python", label="Python code", lines=18)
+            with gr.Row():
+                partial = gr.Checkbox(False, label="Partial code (an unfinished prefix)")
+                scan_btn = gr.Button("Scan", variant="primary")
+        with gr.Column(scale=2):
+            verdict = gr.Markdown()
+            plot = gr.Image(format="png", label="Step risk", type="numpy", interactive=False)
+            with gr.Row():
+                json_file = gr.File(label="JSON")
+                sarif_file = gr.File(label="SARIF 2.1.0")
+    with gr.Row():
+        step = gr.Slider(1, 2, value=1, step=1, label="Step through (step)", interactive=False)
+        play = gr.Button("▶ Play steps")
+    with gr.Row():
+        code_view = gr.HTML()
+        step_info = gr.Markdown()
+    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, the taint labeller or the model)",
+                            interactive=False, wrap=True)
+    with gr.Accordion("CWE families", open=False):
+        gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))
+    gr.Markdown("### Secure generation: rank candidate continuations\nEach candidate is scored step by step "
+                "after the prefix; the reward is the mean log step score (no length bias).")
+    with gr.Row():
+        prefix = gr.Code(value=RANK_PREFIX, language="python", label="Prefix", lines=8)
+        cands = gr.Code(value=RANK_CANDIDATES, language="python", label=f"Candidates (separated by `{CANDIDATE_SEP}`)",
+                        lines=8)
+    with gr.Row():
+        n_samples = gr.Slider(1, 8, value=4, step=1, label="SmolLM2 samples")
+        max_new = gr.Slider(8, 128, value=48, step=8, label="max new tokens")
+        sample_btn = gr.Button("Sample candidates with SmolLM2")
+        rank_btn = gr.Button("Rank", variant="primary")
+    ranked = gr.Dataframe(headers=["rank", "candidate #", "reward (mean log score)", "mean score", "min step score",
+                                   "steps", "verdict", "candidate"], interactive=False, wrap=True)
+    best = gr.Code(language="python", label="Best continuation")
+
+    example.change(load_example, example, code, api_name="codeprm_example")
+    outs = [verdict, plot, code_view, findings, json_file, sarif_file, state, step, step_info]
+    scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
+    step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
+    play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
+    rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")
+    sample_btn.click(sample_with_smollm, [prefix, n_samples, max_new], cands, api_name="codeprm_sample")

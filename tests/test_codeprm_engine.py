@@ -1,0 +1,330 @@
+"""codeprm engine: steps, lexer, repair, labellers, aggregation, causality, ONNX parity, scan/rank, SARIF, CLI."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engines.codeprm import (CodePRM, CodeTooLarge, EmptyCode, PRMConfig, aggregate, examples, label_findings,
+                             split_steps, to_sarif)
+from engines.codeprm.labels import bandit_raw, repair, taint_findings
+from engines.codeprm.model import featurize
+from engines.codeprm.mutations import TEMPLATES, inject, render
+from engines.codeprm.tokens import Lexer
+from engines.common.errors import InputError
+
+REPO = Path(__file__).resolve().parents[1]
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+REAL_FILES = ["json/decoder.py", "shlex.py", "tempfile.py", "subprocess.py"]
+
+
+def _read(rel: str) -> str:
+    return (STDLIB / rel).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def prm_torch() -> CodePRM:
+    return CodePRM.load("torch")
+
+
+@pytest.fixture(scope="module")
+def prm_onnx() -> CodePRM:
+    return CodePRM.load("onnx")
+
+
+# ------------------------------------------------------------------------------ steps and lexer
+@pytest.mark.parametrize("rel", REAL_FILES)
+@pytest.mark.parametrize("cut", [1.0, 0.5, 0.37])
+def test_steps_partition_nonblank_lines(rel, cut):
+    text = _read(rel)
+    text = text[: int(len(text) * cut)]  # prefixes cut mid-line and mid-block too
+    spans = split_steps(text, max_lines=8)
+    lines = text.splitlines()
+    covered = [ln for s in spans for ln in range(s.start, s.end + 1)]
+    assert covered == sorted(set(covered)), "steps overlap or are out of order"
+    nonblank = {i for i, ln in enumerate(lines, 1) if ln.strip()}
+    assert nonblank <= set(covered)
+    assert all(lines[s.start - 1].strip() and lines[s.end - 1].strip() for s in spans)
+
+
+def test_steps_split_blank_blocks_and_long_blocks():
+    code = "a = 1\nb = 2\n\n\nc = 3\n" + "".join(f"x{i} = {i}\n" for i in range(20))
+    spans = split_steps(code, max_lines=8)
+    assert (spans[0].start, spans[0].end) == (1, 2)
+    assert spans[1].start == 5
+    assert all(s.end - s.start + 1 <= 8 for s in spans)
+
+
+@pytest.mark.parametrize("rel", REAL_FILES)
+def test_lexer_gives_every_nonblank_line_a_token_even_on_prefixes(rel):
+    text = _read(rel)
+    lexer = Lexer(4096)
+    rng = random.Random(0)
+    for cut in [len(text)] + [rng.randrange(len(text)) for _ in range(5)]:
+        piece = text[:cut]
+        ids, lines = lexer.lex(piece)
+        assert ids.min() >= 0 and ids.max() < 4096
+        assert np.all(np.diff(lines) >= 0)
+        nonblank = {i for i, ln in enumerate(piece.splitlines(), 1) if ln.strip()}
+        assert nonblank <= set(lines.tolist())
+
+
+def test_lexer_sees_string_contents_and_drops_comments():
+    lx = Lexer()
+    a, _ = lx.lex("q = 'SELECT * FROM t'  # run it\n")
+    b, _ = lx.lex("q = 'SELECT * FROM t'\n")
+    c, _ = lx.lex("q = 'hello world'\n")
+    np.testing.assert_array_equal(a, b)
+    assert lx.tid("s:select") in a.tolist() and lx.tid("s:select") not in c.tolist()
+
+
+# ------------------------------------------------------------------------------ repair + labels
+@pytest.mark.parametrize("rel", REAL_FILES)
+def test_repair_makes_prefixes_parse_and_keeps_line_numbers(rel):
+    import ast
+
+    text = _read(rel)
+    lines = text.splitlines()
+    rng = random.Random(1)
+    for _ in range(4):
+        n = rng.randrange(10, len(lines))
+        prefix = "\n".join(lines[:n])
+        fixed = repair(prefix)
+        assert fixed is not None
+        ast.parse(fixed[0])
+        kept = fixed[0].splitlines()
+        # every kept line is the original line (a repair may only close brackets at the end)
+        for i, ln in enumerate(kept[: max(0, len(kept) - 8)]):
+            assert ln == lines[i]
+
+
+TAINT_CASES = [
+    ("import os\nx = input()\nos.system('ls ' + x)\n", 78, 3),
+    ("import subprocess, sys\na = sys.argv[1]\nsubprocess.run(f'echo {a}', shell=True)\n", 78, 3),
+    ("from flask import request\ndef f(cur):\n    u = request.args.get('u')\n    q = \"SELECT * FROM t WHERE u = '%s'\" % u\n"
+     "    cur.execute(q)\n", 89, 5),
+    ("from flask import request\ndef f():\n    return eval(request.form['e'])\n", 94, 3),
+    ("import os\nfrom flask import request\ndef f():\n    p = request.args['p']\n    return open(os.path.join('/d', p)).read()\n", 22, 5),
+    ("import requests\nfrom flask import request\ndef f():\n    return requests.get(request.args['url']).text\n", 918, 4),
+    ("from flask import request\ndef f():\n    n = request.args.get('n')\n    return '<b>' + n + '</b>'\n", 79, 4),
+    ("import pickle\nimport socket\ndef f(s):\n    d = s.recv(1024)\n    return pickle.loads(d)\n", 502, 5),
+]
+SANITISED = [
+    "import os, shlex\nx = input()\nos.system('ls ' + shlex.quote(x))\n",
+    "from flask import request\ndef f(cur):\n    u = request.args.get('u')\n    cur.execute('SELECT * FROM t WHERE u = ?', (u,))\n",
+    "import os\nfrom flask import request\ndef f():\n    p = os.path.basename(request.args['p'])\n    return open(os.path.join('/d', p)).read()\n",
+    "from flask import request\nfrom markupsafe import escape\ndef f():\n    n = escape(request.args.get('n'))\n    return '<b>' + n + '</b>'\n",
+]
+
+
+@pytest.mark.parametrize("code,cwe,line", TAINT_CASES)
+def test_taint_labeller_finds_source_to_sink_flows(code, cwe, line):
+    found = {(f.cwe, f.line) for f in taint_findings(code)}
+    assert (cwe, line) in found
+
+
+@pytest.mark.parametrize("code", SANITISED)
+def test_taint_labeller_respects_sanitisers_and_parameters(code):
+    assert [f for f in taint_findings(code) if f.source == "taint"] == []
+
+
+@pytest.mark.parametrize("cut_lines", [0, 1, 2])
+def test_labels_survive_broken_prefixes(cut_lines):
+    code = "import pickle\nobj = pickle.loads(blob)\n\ndef f(x):\n    return g(x,\n        y"
+    lines = code.splitlines()
+    piece = "\n".join(lines[: len(lines) - cut_lines])
+    assert (2, 502) in {(f.line, f.cwe) for f in label_findings(piece)}
+
+
+def test_bandit_in_process_matches_bandit_cli(tmp_path):
+    text = _read("tempfile.py") + "\nimport pickle, hashlib\nx = pickle.loads(b)\nh = hashlib.md5(b)\n"
+    f = tmp_path / "t.py"
+    f.write_text(text)
+    exe = Path(sys.executable).parent / "bandit"
+    out = subprocess.run([str(exe), "-q", "-f", "json", str(f)], capture_output=True, text=True)
+    cli = sorted((r["line_number"], r["test_id"]) for r in json.loads(out.stdout)["results"])
+    mine = sorted((line, tid) for line, tid, *_ in bandit_raw(text))
+    assert mine == cli and len(cli) >= 2
+
+
+@pytest.mark.parametrize("t", TEMPLATES, ids=lambda t: t.key)
+def test_mutation_marks_vulnerable_lines_only_in_the_vulnerable_twin(t):
+    host = _read("shlex.py")[:3000]
+    host = host[: host.rfind("\n\n") + 1]
+    code_v, bad_v = inject(host, t, True, random.Random(3))
+    code_f, bad_f = inject(host, t, False, random.Random(3))
+    assert bad_v and not bad_f
+    _, body, _ = render(t, True, random.Random(3))
+    lines = code_v.splitlines()
+    assert all(lines[b - 1].strip() in body for b in bad_v)
+    compile(code_v, "v.py", "exec", flags=0x400)  # parse only
+    compile(code_f, "f.py", "exec", flags=0x400)
+
+
+# ------------------------------------------------------------------------------ aggregation
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tau", [0.02, 0.1, 1.0])
+def test_softmin_lies_between_mean_and_max_and_is_monotone(seed, tau):
+    rng = np.random.default_rng(seed)
+    p = rng.random(int(rng.integers(1, 40)))
+    cfg = PRMConfig(tau=tau)
+    r, w = aggregate(p, cfg)
+    assert p.mean() - 1e-12 <= r <= p.max() + 1e-12
+    np.testing.assert_allclose(w.sum(), 1.0, rtol=1e-12)
+    q = p.copy()
+    q[int(rng.integers(len(q)))] += 0.05
+    assert aggregate(np.clip(q, 0, 1), cfg)[0] >= r - 1e-12
+
+
+def test_softmin_tends_to_max_and_topk_is_topk_mean():
+    p = np.array([0.1, 0.7, 0.2, 0.65])
+    np.testing.assert_allclose(aggregate(p, PRMConfig(tau=1e-4))[0], 0.7, atol=1e-3)
+    np.testing.assert_allclose(aggregate(p, PRMConfig(aggregation="topk", top_k=2))[0], 0.675)
+
+
+@pytest.mark.parametrize("bad", [dict(tau=0), dict(aggregation="max"), dict(threshold=1.5), dict(max_step_lines=0),
+                                 dict(vocab_size=10), dict(top_k=0)])
+def test_config_validation(bad):
+    with pytest.raises(ValueError):
+        PRMConfig(**bad)
+
+
+# ------------------------------------------------------------------------------ model properties
+@pytest.mark.parametrize("rel", REAL_FILES[:2])
+def test_step_scores_are_causal_prefix_gives_same_scores(prm_torch, rel):
+    text = _read(rel)[:6000]
+    full = featurize(text, prm_torch.cfg, prm_torch.lexer)
+    p_full, _ = prm_torch.step_probs(full)
+    cut = full.spans[len(full.spans) // 2].end
+    prefix = "\n".join(text.splitlines()[:cut]) + "\n"
+    pre = featurize(prefix, prm_torch.cfg, prm_torch.lexer)
+    p_pre, _ = prm_torch.step_probs(pre)
+    k = len(pre.spans)
+    assert [(s.start, s.end) for s in pre.spans] == [(s.start, s.end) for s in full.spans[:k]]
+    torch.testing.assert_close(torch.from_numpy(p_pre), torch.from_numpy(p_full[:k]), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("rel", REAL_FILES)
+def test_onnx_matches_torch(prm_torch, prm_onnx, rel):
+    text = _read(rel)
+    feats = featurize(text, prm_torch.cfg, prm_torch.lexer)
+    a, wa = prm_torch.step_probs(feats)
+    b, wb = prm_onnx.step_probs(feats)
+    torch.testing.assert_close(torch.from_numpy(b), torch.from_numpy(a), atol=1e-4, rtol=0)
+    torch.testing.assert_close(torch.from_numpy(wb), torch.from_numpy(wa), atol=1e-4, rtol=0)
+
+
+# ------------------------------------------------------------------------------ scan / rank
+def test_scan_flags_vulnerable_examples_and_passes_fixed_twins(prm_onnx):
+    ex = examples()
+    pairs_ok = 0
+    fams = sorted({k.split()[0] for k in ex})
+    for fam in fams:
+        v = prm_onnx.scan(ex[f"{fam} vulnerable"])
+        f = prm_onnx.scan(ex[f"{fam} fixed"])
+        assert 0.0 <= f.risk <= 1.0 and all(0.0 <= s.score <= 1.0 for s in v.steps)
+        pairs_ok += v.verdict == "vulnerable" and f.verdict == "safe"
+    assert pairs_ok >= len(fams) - 2, f"only {pairs_ok}/{len(fams)} example pairs right"
+
+
+def test_scan_reports_cwe_findings_on_the_right_step(prm_onnx):
+    code = ("import subprocess\n\n\ndef run(host):\n    cmd = 'ping -c 1 ' + host\n"
+            "    return subprocess.check_output(cmd, shell=True)\n")
+    r = prm_onnx.scan(code)
+    assert r.verdict == "vulnerable"
+    hits = [(s.start_line, s.end_line, f.cwe, f.line) for s in r.steps for f in s.findings]
+    assert any(cwe == 78 and line == 6 and a <= 6 <= b for a, b, cwe, line in hits)
+    assert r.drivers and r.steps[r.drivers[0]].start_line <= 6 <= r.steps[r.drivers[0]].end_line
+    d = json.loads(r.to_json())
+    assert d["verdict"] == "vulnerable" and d["steps"][-1]["findings"][0]["cwe"] == "CWE-78"
+
+
+def test_partial_code_flag_controls_syntax_error_report(prm_onnx):
+    code = "import os\n\ndef f(x):\n    os.system('rm ' + x\n"
+    assert prm_onnx.scan(code, partial=True).syntax_error is None
+    assert "line" in prm_onnx.scan(code, partial=False).syntax_error
+
+
+@pytest.mark.parametrize("bad,exc", [("", EmptyCode), ("   \n\n", EmptyCode), (None, InputError), (b"x=1", InputError),
+                                     ("x\x00y", InputError), ("x = 1\n" * 20001, CodeTooLarge)])
+def test_scan_rejects_bad_input_with_typed_errors(prm_onnx, bad, exc):
+    with pytest.raises(exc):
+        prm_onnx.scan(bad)
+
+
+def test_scan_never_executes_user_code(prm_onnx, tmp_path):
+    marker = tmp_path / "executed"
+    code = f"open({str(marker)!r}, 'w').write('x')\nimport os\nos.system('touch {marker}')\n"
+    prm_onnx.scan(code)
+    assert not marker.exists()
+
+
+def test_rank_prefers_secure_continuation_and_is_length_normalised(prm_onnx):
+    prefix = "import subprocess\nfrom flask import request\n\n\ndef archive():\n    name = request.args.get('name')\n"
+    bad = "    return subprocess.check_output('tar czf out.tgz ' + name, shell=True)"
+    good = "    return subprocess.check_output(['tar', 'czf', 'out.tgz', name])"
+    ranked = prm_onnx.rank(prefix, [bad, good])
+    assert ranked[0]["candidate"] == good and ranked[0]["rank"] == 1
+    # the reward is the mean of log step scores of the candidate's own steps, not a sum
+    feats = featurize(prefix + good + "\n", prm_onnx.cfg, prm_onnx.lexer)
+    p, _ = prm_onnx.step_probs(feats)
+    own = [k for k, s in enumerate(feats.spans) if s.end > prefix.count("\n")]
+    np.testing.assert_allclose(ranked[0]["reward"], np.mean(np.log(np.clip(1 - p[own], 1e-6, 1))), rtol=1e-9)
+    with pytest.raises(InputError):
+        prm_onnx.rank(prefix, [])
+    with pytest.raises(InputError):
+        prm_onnx.rank(prefix, ["  "])
+
+
+# ------------------------------------------------------------------------------ SARIF + CLI
+def _check_sarif(log: dict, n_lines: dict[str, int]) -> None:
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    assert len(ids) == len(set(ids))
+    for res in run["results"]:
+        assert ids[res["ruleIndex"]] == res["ruleId"]
+        assert res["level"] in ("none", "note", "warning", "error")
+        assert res["message"]["text"]
+        loc = res["locations"][0]["physicalLocation"]
+        assert 1 <= loc["region"]["startLine"] <= n_lines[loc["artifactLocation"]["uri"]]
+
+
+def test_sarif_export_structure(prm_onnx):
+    ex = examples()
+    scans = [prm_onnx.scan(ex["CWE-89 vulnerable"], path="a.py"), prm_onnx.scan(ex["CWE-502 vulnerable"], path="b.py")]
+    log = to_sarif(scans)
+    _check_sarif(log, {"a.py": scans[0].n_lines, "b.py": scans[1].n_lines})
+    assert {"CWE-89", "CWE-502"} <= {r["ruleId"] for r in log["runs"][0]["results"]}
+    json.dumps(log)
+
+
+@pytest.mark.slow
+def test_cli_scans_a_folder_and_writes_sarif_without_running_code(tmp_path):
+    ex = examples()
+    src = tmp_path / "src"
+    src.mkdir()
+    marker = tmp_path / "ran"
+    (src / "bad.py").write_text(ex["CWE-94 vulnerable"] + f"\nopen({str(marker)!r}, 'w')\n")
+    (src / "good.py").write_text(ex["CWE-94 fixed"])
+    (src / "broken.py").write_text("def f(:\n")
+    out = tmp_path / "out.sarif"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "engines.codeprm", "scan", str(src), "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "bad.py: vulnerable" in proc.stdout and "good.py: safe" in proc.stdout
+    assert "broken.py" in proc.stdout
+    log = json.loads(out.read_text())
+    n = {str(p.as_posix()): len(p.read_text().splitlines()) for p in src.glob("*.py")}
+    _check_sarif(log, n)
+    assert not marker.exists()

@@ -1,0 +1,75 @@
+"""codeprm tab callbacks called as plain functions (no server), including bad input -> gr.Error."""
+from __future__ import annotations
+
+import json
+
+import gradio as gr
+import numpy as np
+import pytest
+
+from demos import codeprm as tab
+
+
+@pytest.fixture(scope="module")
+def scanned():
+    return tab.scan_code(tab.load_example("CWE-89 vulnerable"), False)
+
+
+def test_scan_callback_outputs(scanned):
+    verdict, img, code_html, rows, json_path, sarif_path, state, slider, step_md = scanned
+    assert "VULNERABLE" in verdict and "threshold" in verdict
+    assert isinstance(img, np.ndarray) and img.ndim == 3 and img.shape[2] == 3
+    assert "<pre" in code_html and "SELECT" in code_html
+    assert any(r[3] == "CWE-89" for r in rows)
+    assert json.loads(open(json_path).read())["verdict"] == "vulnerable"
+    assert json.loads(open(sarif_path).read())["version"] == "2.1.0"
+    assert slider["maximum"] == max(2, len(state["steps"])) and step_md.startswith("**Step")
+
+
+def test_code_view_escapes_html():
+    out = tab.scan_code("x = '<script>alert(1)</script>'\n", False)
+    assert "<script>" not in out[2] and "&lt;script&gt;" in out[2]
+
+
+def test_step_through_and_play(scanned):
+    state = scanned[6]
+    n = len(state["steps"])
+    html_1, md_1 = tab.show_step(state, 1)
+    assert "Step 1 /" in md_1
+    frames = list(tab.play_steps(state, delay=0))
+    assert [f[2] for f in frames] == list(range(1, n + 1))
+    assert frames[-1][1].startswith(f"**Step {n} / {n}**")
+
+
+def test_rank_callback_puts_secure_candidate_first():
+    rows, best = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    assert "shell=True" not in best and "os.system" not in best and best.startswith("import subprocess")
+    assert len(tab.split_candidates(tab.RANK_CANDIDATES)) == 3
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tab.scan_code("", False),
+    lambda: tab.scan_code("x = 1\n" * 20001, False),
+    lambda: tab.show_step(None, 1),
+    lambda: list(tab.play_steps(None)),
+    lambda: tab.rank_candidates("import os\n", "   "),
+    lambda: tab.load_example("nope"),
+])
+def test_bad_input_gives_clean_gradio_error(call):
+    with pytest.raises(gr.Error) as info:
+        call()
+    assert "Traceback" not in str(info.value) and "went wrong" not in str(info.value)
+
+
+def test_syntax_error_is_scanned_with_a_message():
+    verdict = tab.scan_code("def f(:\n    eval(x)\n", False)[0]
+    assert "does not parse" in verdict
+
+
+def test_tab_builds_with_api_names():
+    with gr.Blocks() as demo:
+        tab.build()
+    names = {d.get("api_name") for d in demo.config["dependencies"]}
+    assert {"codeprm_scan", "codeprm_step", "codeprm_play", "codeprm_rank", "codeprm_sample",
+            "codeprm_example"} <= names
