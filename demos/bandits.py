@@ -13,15 +13,25 @@ import gradio as gr
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from PIL import Image
 
-from demos.ui import friendly_errors  # noqa: E402
-from engines.bandits import (BASE_ALGORITHMS, DELAYS, MAPPINGS, PRESETS, SimConfig,  # noqa: E402
-                             estimate_seconds, loglog_slope, preset_config, simulate, sweep,
-                             sweep_T)
-from engines.common.errors import InputError  # noqa: E402
+from demos.ui import friendly_errors
+from engines.bandits import (
+    BASE_ALGORITHMS,
+    DELAYS,
+    MAPPINGS,
+    PRESETS,
+    SimConfig,
+    estimate_seconds,
+    loglog_slope,
+    preset_config,
+    simulate,
+    sweep,
+    sweep_T,
+)
+from engines.common.errors import InputError
 
 INTRO = """
 ### Dueling bandits: RCDP-UCB (arXiv 2605.01752, ICML 2026) against four baselines
@@ -125,20 +135,23 @@ def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, del
 
 def _summary(res) -> str:
     cfg = res.config
-    lines = [f"**{res.seconds:.1f} s** for {len(res.regret)} algorithms x {cfg.n_seeds} seeds x "
-             f"{cfg.T} rounds (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}.",
-             "", "| algorithm | outcomes flipped (mean) | adversarial delay spent (rounds) | "
-             "RCDP weight mean |", "|---|---|---|---|"]
+    lines = [(f"**{res.seconds:.1f} s** for {len(res.regret)} algorithms x {cfg.n_seeds} seeds x "
+              f"{cfg.T} rounds (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}."),
+             "",
+             ("| algorithm | outcomes flipped (mean per seed) | delay applied (rounds, total) | "
+              "mean delay per sample (rounds) | RCDP-UCB mean weight omega |"),
+             "|---|---|---|---|---|"]
     for k, dg in res.diagnostics.items():
         om = f"{dg['mean_omega']:.3f}" if "mean_omega" in dg else "-"
-        lines.append(f"| {k} | {dg['flipped']:.1f} | {dg['delay_used']:.0f} | {om} |")
+        lines.append(f"| {k} | {dg['flipped']:.1f} | {dg['delay_used']:.0f} | "
+                     f"{dg['mean_delay']:.1f} | {om} |")
     return "\n".join(lines)
 
 
 @friendly_errors
 def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                    corruption_budget, algorithms, baselines_ps, mode, exploration,
-                   progress=gr.Progress()):
+                   progress=gr.Progress()):  # noqa: B008 - gradio idiom
     """Run one simulation; return (regret plot, final-regret table, CSV path, summary markdown)."""
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
@@ -155,7 +168,7 @@ def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_s
 @friendly_errors
 def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
               corruption_budget, algorithms, baselines_ps, mode, exploration, param, values,
-              progress=gr.Progress()):
+              progress=gr.Progress()):  # noqa: B008 - gradio idiom
     """Final regret vs C, Lambda, or T (T from a single run); returns (plot, table)."""
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
@@ -205,7 +218,7 @@ def build() -> None:
     """Add the Dueling bandits tab's components and events."""
     gr.Markdown(INTRO)
     with gr.Row():
-        preset = gr.Dropdown(list(PRESETS), value=list(PRESETS)[0], label="Preset (paper figure)")
+        preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Preset (paper figure)")
         preset_btn = gr.Button("Load preset", variant="secondary")
     preset_note = gr.Markdown()
     with gr.Row():

@@ -16,11 +16,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
 
-from engines.bandits import preset_config, simulate  # noqa: E402
+from engines.bandits import preset_config, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "bandits"
@@ -79,8 +79,8 @@ def curves(ax, ref: dict, mine: dict, title: str) -> None:
 
 def main() -> None:
     torch.set_num_threads(1)
-    rows = ["| config | algorithm | reference mean ± std | ours (faithful) mean ± std | "
-            "(ours - ref) / ref std | within ±1 std |", "|---|---|---|---|---|---|"]
+    rows = [("| config | algorithm | reference mean ± std | ours (faithful) mean ± std | "
+            "(ours - ref) / ref std | within ±1 std |"), "|---|---|---|---|---|---|"]
     panels = []
     cfgs = [("linear, adversarial delay (20 runs)", "ref_linear_poly_strategic_T2000_r20.npz",
              "Fig. 1 linear, adversarial delay", 2000, 20),

@@ -14,7 +14,6 @@ import sys
 
 import numpy as np
 
-from engines.bandits import kernels as kn
 from engines.bandits.experiments import preset_config
 from engines.bandits.simulate import _Learner
 

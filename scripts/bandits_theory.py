@@ -14,11 +14,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
 
-from engines.bandits import SimConfig, loglog_slope, sweep, sweep_T  # noqa: E402
+from engines.bandits import SimConfig, loglog_slope, sweep, sweep_T
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "bandits"
 COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",

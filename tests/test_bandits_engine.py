@@ -67,7 +67,7 @@ def _ref_run(cfg: SimConfig, name: str, seed_idx: int = 0):
     """The reference's loop for one x-only learner (e = 0), on the engine's streams."""
     base = name
     kind = kn.KIND[base]
-    d, K, T = cfg.d, cfg.K, cfg.T
+    d, _K, T = cfg.d, cfg.K, cfg.T
     prm = _params(cfg, base, False, d)
     tp = true_params(cfg)
     st = Streams(cfg, need_gumbel=True)
@@ -286,6 +286,18 @@ def test_adversarial_delay_spends_its_budget_in_sqrt_lambda_steps():
         assert dg["delay_used"] == 900
 
 
+@pytest.mark.parametrize(("delay", "mean", "want"), [
+    ("geometric", 20.0, 20.0),
+    ("stochastic", 100.0, 100 * 0.841345 + 100 * 0.241971),   # E max(0, N(100, 100^2))
+    ("none", 100.0, 0.0),
+])
+def test_delay_models_have_the_right_mean(delay, mean, want):
+    res = simulate(SimConfig(T=5000, n_seeds=4, delay=delay, delay_mean=mean, delay_std=mean,
+                             corruption="none", algorithms=("MaxInP",), mode="fast"))
+    got = res.diagnostics["MaxInP"]["mean_delay"]
+    assert abs(got - want) <= 0.03 * want + 1e-9, (got, want)
+
+
 def test_rcdp_weights_clip_below_one():
     res = simulate(SimConfig(T=500, n_seeds=2, algorithms=("RCDP-UCB",)))
     w = res.diagnostics["RCDP-UCB"]["mean_omega"]
@@ -328,15 +340,15 @@ def test_sweep_over_corruption_budget_is_monotone_for_flips():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    (dict(T=0), "T must be at least 1"),
-    (dict(K=1), "K >= 2"),
-    (dict(phi="nope"), "unknown mapping"),
-    (dict(delay="later"), "unknown delay"),
-    (dict(algorithms=("UCB",)), "unknown algorithm"),
-    (dict(algorithms=("RCDB+PS",)), "needs post-serving"),
-    (dict(corruption_budget=-1), "corruption_budget"),
-    (dict(kappa=1.0), "kappa"),
-    (dict(mode="turbo"), "mode"),
+    ({"T": 0}, "T must be at least 1"),
+    ({"K": 1}, "K >= 2"),
+    ({"phi": "nope"}, "unknown mapping"),
+    ({"delay": "later"}, "unknown delay"),
+    ({"algorithms": ("UCB",)}, "unknown algorithm"),
+    ({"algorithms": ("RCDB+PS",)}, "needs post-serving"),
+    ({"corruption_budget": -1}, "corruption_budget"),
+    ({"kappa": 1.0}, "kappa"),
+    ({"mode": "turbo"}, "mode"),
 ])
 def test_bad_config_raises_input_error(kwargs, needle):
     with pytest.raises(InputError, match=needle):

@@ -9,10 +9,10 @@ from PIL import Image
 from demos import bandits as ui
 from engines.bandits import PRESETS
 
-BASE = dict(d=4, K=5, T=120, seeds=2, phi="abs", post_serving=False, delay="stochastic",
-            delay_mean=10.0, delay_std=10.0, delay_budget=400, corruption_budget=5,
-            algorithms=["RCDP-UCB", "RCDB"], baselines_ps=False, mode="faithful",
-            exploration="constant 0.1 (reference)")
+BASE = {"d": 4, "K": 5, "T": 120, "seeds": 2, "phi": "abs", "post_serving": False, "delay": "stochastic",
+            "delay_mean": 10.0, "delay_std": 10.0, "delay_budget": 400, "corruption_budget": 5,
+            "algorithms": ["RCDP-UCB", "RCDB"], "baselines_ps": False, "mode": "faithful",
+            "exploration": "constant 0.1 (reference)"}
 
 
 def _args(**kw):
@@ -32,7 +32,7 @@ def test_run_returns_plot_table_csv_and_summary():
 
 
 def test_post_serving_with_predictor_baselines_and_beta_t():
-    img, table, _path, md = ui.run_simulation(
+    _img, table, _path, md = ui.run_simulation(
         *_args(post_serving=True, baselines_ps=True, mode="fast", T=60,
                exploration="beta_t (not in the reference)"), progress=None)
     assert {r[1] for r in table} == {"RCDP-UCB", "RCDB+PS"}
@@ -40,12 +40,12 @@ def test_post_serving_with_predictor_baselines_and_beta_t():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    (dict(T=0), "T must be at least 1"),
-    (dict(K=1), "K >= 2"),
-    (dict(algorithms=[]), "at least one algorithm"),
-    (dict(baselines_ps=True), "needs post-serving"),
-    (dict(T=200000, seeds=50, post_serving=True), "would take about"),
-    (dict(T="lots"), "whole numbers"),
+    ({"T": 0}, "T must be at least 1"),
+    ({"K": 1}, "K >= 2"),
+    ({"algorithms": []}, "at least one algorithm"),
+    ({"baselines_ps": True}, "needs post-serving"),
+    ({"T": 200000, "seeds": 50, "post_serving": True}, "would take about"),
+    ({"T": "lots"}, "whole numbers"),
 ])
 def test_bad_input_is_a_clean_gradio_error(kw, needle):
     with pytest.raises(gr.Error, match=needle):

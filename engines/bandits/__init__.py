@@ -8,11 +8,24 @@ over seeds (numba kernels, rank-one inverse updates, one batched predictor for a
 >>> sorted(res.regret)
 ['MaxInP', 'RCDP-UCB']
 """
-from engines.bandits.config import (BASE_ALGORITHMS, DELAYS, MAPPINGS, MODES, SimConfig,
-                                    parse_algorithm, post_dim)
+from engines.bandits.config import (
+                                    BASE_ALGORITHMS,
+                                    DELAYS,
+                                    MAPPINGS,
+                                    MODES,
+                                    SimConfig,
+                                    parse_algorithm,
+                                    post_dim,
+)
 from engines.bandits.envs import apply_phi, true_params
-from engines.bandits.experiments import (PRESETS, SweepResult, loglog_slope, preset_config,
-                                         sweep, sweep_T)
+from engines.bandits.experiments import (
+                                    PRESETS,
+                                    SweepResult,
+                                    loglog_slope,
+                                    preset_config,
+                                    sweep,
+                                    sweep_T,
+)
 from engines.bandits.simulate import SimResult, estimate_seconds, simulate
 
 __all__ = [

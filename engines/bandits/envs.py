@@ -109,7 +109,7 @@ class Streams:
     def __init__(self, cfg: SimConfig, need_gumbel: bool):
         self.cfg = cfg
         self.need_gumbel = need_gumbel
-        mk = lambda s, k: np.random.Generator(np.random.PCG64(np.random.SeedSequence([s, k])))  # noqa: E731
+        mk = lambda s, k: np.random.Generator(np.random.PCG64(np.random.SeedSequence([s, k])))
         self.g_ctx = [mk(s, _STREAM_CONTEXT) for s in cfg.seeds]
         self.g_out = [mk(s, _STREAM_OUTCOME) for s in cfg.seeds]
         self.g_del = [mk(s, _STREAM_DELAY) for s in cfg.seeds]

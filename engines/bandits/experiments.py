@@ -19,8 +19,8 @@ from engines.common.errors import InputError
 
 PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")
 
-_BASE = dict(d=10, K=10, T=2000, corruption="strategic", corruption_budget=25,
-             delay_mean=100.0, delay_std=100.0, delay_budget=10000)
+_BASE = {"d": 10, "K": 10, "T": 2000, "corruption": "strategic", "corruption_budget": 25,
+             "delay_mean": 100.0, "delay_std": 100.0, "delay_budget": 10000}
 
 #: name -> (what it reproduces, SimConfig keyword arguments)
 PRESETS: dict[str, tuple[str, dict]] = {
@@ -108,7 +108,7 @@ def sweep(base: SimConfig, param: str, values: Sequence[float],
         cfg = dataclasses.replace(base, **{param: cast})
         sub = None
         if progress is not None:
-            def sub(f, msg, i=i):  # noqa: E306
+            def sub(f, msg, i=i, cast=cast):
                 progress((i + f) / len(values), f"{param}={cast}: {msg}")
         res = simulate(cfg, sub)
         total += res.seconds

@@ -248,30 +248,31 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
             ub = U[s, r, b]
             o = 1 if unif[s, r] < 1.0 / (1.0 + math.exp(-(ua - ub))) else 0
             corrupted = False
-            if corr_count[s] < prm[P_CORR_C]:
-                if (ua > ub and o == 1) or (ub > ua and o == 0):
-                    corr_count[s] += 1
-                    o = 1 - o
-                    corrupted = True
+            favours_better = (ua > ub and o == 1) or (ub > ua and o == 0)
+            if corr_count[s] < prm[P_CORR_C] and favours_better:
+                corr_count[s] += 1
+                o = 1 - o
+                corrupted = True
             delay = 0
             if not corrupted:
                 dt = prm[P_DELAY_TYPE]
                 if dt == DELAY_GAUSS:
                     v = prm[P_DELAY_MEAN] + prm[P_DELAY_STD] * dnoise[s, r]
                     delay = int(max(0.0, np.rint(v)))
-                elif dt == DELAY_GEOM:
-                    if prm[P_DELAY_MEAN] > 0:
-                        q = 1.0 / (prm[P_DELAY_MEAN] + 1.0)
-                        u = max(dnoise[s, r], 1e-300)
-                        delay = int(math.floor(math.log(u) / math.log(1.0 - q)))
+                elif dt == DELAY_GEOM and prm[P_DELAY_MEAN] > 0:
+                    # failures before the first success of Bernoulli(1 / (mean + 1)), by inversion
+                    q = 1.0 / (prm[P_DELAY_MEAN] + 1.0)
+                    u = max(dnoise[s, r], 1e-300)
+                    delay = int(math.floor(math.log(u) / math.log(1.0 - q)))  # noqa: RUF046
+                if dt != DELAY_STRATEGIC:
+                    delay_total[s] += delay       # rounds of delay applied (a diagnostic here)
                 elif dt == DELAY_STRATEGIC:
                     if delay_total[s] < prm[P_DELAY_BUDGET] and max(ua, ub) > 0.0:
                         act = min(prm[P_DELAY_MAG], prm[P_DELAY_BUDGET] - delay_total[s])
                         if act > 0:
                             delay_total[s] += act
                             delay = int(act)
-                if delay > R - 1:
-                    delay = R - 1
+                delay = min(delay, R - 1)
             # --- queue (ring of arrival buckets; serving order kept inside a bucket)
             arr = t + delay
             if arr < T:
@@ -325,7 +326,6 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
             # --- regret r_t = ((u* - u_a) + (u* - u_b)) / 2
             ustar = U[s, r, 0]
             for k in range(1, K):
-                if U[s, r, k] > ustar:
-                    ustar = U[s, r, k]
+                ustar = max(ustar, U[s, r, k])
             cum[s] += 0.5 * ((ustar - ua) + (ustar - ub))
             regret[s, t] = cum[s]

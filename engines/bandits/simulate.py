@@ -36,8 +36,9 @@ class SimResult:
         regret: {algorithm: array (n_seeds, T)} of cumulative regret
             sum_s ((u*_s - u_{a_s}) + (u*_s - u_{b_s})) / 2.
         seconds: Wall-clock seconds of the run.
-        diagnostics: {algorithm: {"flipped": mean flipped outcomes, "delay_used": mean rounds of
-            adversarial delay spent, "mean_omega": RCDP-UCB's mean weight}}.
+        diagnostics: {algorithm: {"flipped": mean flipped outcomes, "delay_used": mean total
+            rounds of delay applied (the adversary's spend under "strategic"), "mean_delay": that
+            per round, "mean_omega": RCDP-UCB's mean weight omega_t}}.
         exploration: Which exploration radius RCDP-UCB used, in words.
     """
 
@@ -279,7 +280,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
             progress(t / T, f"round {t}/{T}")
     diag = {}
     for lr in learners:
-        dd = {"flipped": float(lr.corr.mean()), "delay_used": float(lr.delay_total.mean())}
+        dd = {"flipped": float(lr.corr.mean()), "delay_used": float(lr.delay_total.mean()),
+              "mean_delay": float(lr.delay_total.mean() / T)}
         if lr.kind == kn.RCDP:
             dd["mean_omega"] = float(lr.omega_sum.mean() / T)
         diag[lr.name] = dd
