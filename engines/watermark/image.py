@@ -245,3 +245,95 @@ def load_example(name: str) -> np.ndarray:
     from PIL import Image
 
     return np.asarray(Image.open(example_path(name)).convert("RGB"))
+
+
+ATTACKS = ("none", "JPEG 75", "JPEG 50", "Gaussian noise 2/255", "Gaussian blur 1 px", "resize 0.5x", "mirror")
+
+
+def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float = 0.0,
+           kind: str = "none", seed: int = 0, interpolation: str = "bicubic") -> np.ndarray:
+    """Rotate (degrees; skipped when all angles are 0) and then apply one named attack.
+
+    >>> img = load_example("sunrise")
+    >>> attack(img, 0, 0, 0, "resize 0.5x").shape
+    (256, 512, 3)
+    """
+    validate_image(image, max_width=1 << 16)
+    out = image
+    if any(abs(a) > 1e-9 for a in (yaw, pitch, roll)):
+        out = rotate_equirect(out, yaw, pitch, roll, interpolation)
+    if kind == "none":
+        return out
+    if kind == "JPEG 75":
+        return jpeg(out, 75)
+    if kind == "JPEG 50":
+        return jpeg(out, 50)
+    if kind == "Gaussian noise 2/255":
+        return gaussian_noise(out, 2 / 255, np.random.default_rng(seed))
+    if kind == "Gaussian blur 1 px":
+        return gaussian_blur(out, 1.0)
+    if kind == "resize 0.5x":
+        return resize(out, 0.5)
+    if kind == "mirror":
+        return mirror(out)
+    raise ImageFormatError(f"unknown attack {kind!r}; choose one of: {', '.join(ATTACKS)}")
+
+
+def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tuple[np.ndarray, list[str]]:
+    """Load a panorama (path or array) and make it usable, saying what was changed.
+
+    ``fit`` decides what happens to an image that is not 2:1: ``"refuse"`` (raise, naming the
+    two options), ``"pad"`` (black bands to 2:1) or ``"resize"`` (stretch to 2:1). Images wider
+    than ``max_width`` are downscaled with a notice. Grayscale, RGBA/palette-with-alpha and
+    16-bit/float images are refused with a message saying how to convert them.
+
+    >>> img, notes = prepare_panorama(load_example("forest"))
+    >>> img.shape, notes
+    ((512, 1024, 3), [])
+    """
+    from PIL import Image
+
+    notes: list[str] = []
+    if isinstance(source, np.ndarray):
+        arr = source
+    else:
+        try:
+            with Image.open(source) as pil:
+                mode = pil.mode
+                if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+                    raise ImageFormatError(f"the image has {mode} pixels (16-bit or float); save it as 8-bit RGB first")
+                if mode in ("L", "1", "LA"):
+                    raise ImageFormatError("the image is grayscale; save it as RGB first")
+                if mode in ("RGBA", "PA") or (mode == "P" and "transparency" in pil.info):
+                    raise ImageFormatError("the image has an alpha channel (transparency); flatten it to RGB first")
+                arr = np.asarray(pil.convert("RGB"))
+        except ImageFormatError:
+            raise
+        except Exception as exc:
+            raise ImageFormatError(f"could not read the image ({type(exc).__name__}); upload a PNG or JPEG") from exc
+    if arr.ndim == 3 and arr.shape[2] == 3 and arr.dtype == np.uint8 and arr.shape[1] != 2 * arr.shape[0]:
+        h, w = arr.shape[:2]
+        if fit == "pad":
+            if w >= 2 * h:
+                tgt_h = w // 2 + (w % 2)
+                padded = np.zeros((tgt_h, 2 * tgt_h, 3), np.uint8)
+                top = (tgt_h - h) // 2
+                padded[top:top + h, :w] = arr
+                arr = padded
+            else:
+                padded = np.zeros((h, 2 * h, 3), np.uint8)
+                left = (2 * h - w) // 2
+                padded[:, left:left + w] = arr
+                arr = padded
+            notes.append(f"padded from {w}x{h} to {arr.shape[1]}x{arr.shape[0]} (2:1) with black")
+        elif fit == "resize":
+            new_w = max(w, 2 * h) // 2 * 2
+            arr = np.asarray(Image.fromarray(arr).resize((new_w, new_w // 2), Image.BICUBIC))
+            notes.append(f"resized from {w}x{h} to {new_w}x{new_w // 2} (2:1)")
+        elif fit != "refuse":
+            raise ImageFormatError(f"fit must be refuse, pad or resize, not {fit!r}")
+    if arr.ndim == 3 and arr.shape[2] == 3 and arr.dtype == np.uint8 and arr.shape[1] > max_width:
+        w0 = arr.shape[1]
+        arr = resize(arr, max_width / w0)
+        notes.append(f"downscaled from {w0} to {arr.shape[1]} px wide (limit {max_width} px)")
+    return validate_image(arr, max_width=max_width), notes

@@ -1,0 +1,138 @@
+"""Baselines for the same task, on the same images.
+
+* :class:`DwtDctBaseline`: the planar DWT-DCT watermark of the ``invisible-watermark``
+  package (``imwatermark``, method ``dwtDct``); it knows nothing about the sphere.
+* :class:`PowerSpectrumBaseline`: a zeroth-order invariant scheme written here. Bit ``i`` lives
+  in the power ``C_l = |f_l|^2 / (2l+1)`` of one key-assigned degree ``l``: it is read as the
+  sign (times a key sign) of the residual of ``log C_l`` from a quadratic fit of ``log C`` vs
+  ``log l`` over the band, and written by scaling ``f_l`` until that residual is ``+-alpha``.
+  The power spectrum is rotation invariant but has one number per degree, so its capacity is
+  the number of degrees in the band, and moving a whole degree's energy is costly.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines.watermark.errors import KeyInputError, MessageError
+from engines.watermark.image import luminance, psnr
+from engines.watermark.sht import alm_index, analysis, n_alm, synthesis
+
+
+def imwatermark_available() -> bool:
+    """Whether the ``invisible-watermark`` package (module ``imwatermark``) can be imported."""
+    try:
+        import imwatermark  # noqa: F401
+    except Exception:  # noqa: BLE001 - any import failure means "not available"
+        return False
+    return True
+
+
+@dataclass
+class DwtDctBaseline:
+    """``imwatermark`` DWT-DCT on the (planar) image; ``scale`` is its U/V quantisation step."""
+
+    bits: int = 64
+    scale: int = 36
+
+    def embed(self, image: np.ndarray, payload: np.ndarray) -> np.ndarray:
+        from imwatermark import WatermarkEncoder
+
+        enc = WatermarkEncoder()
+        enc.set_watermark("bits", [int(b) for b in payload])
+        bgr = np.ascontiguousarray(image[..., ::-1])
+        out = enc.encode(bgr, "dwtDct", scales=[0, self.scale, self.scale])
+        return np.ascontiguousarray(np.clip(out, 0, 255).astype(np.uint8)[..., ::-1])
+
+    def decode(self, image: np.ndarray) -> np.ndarray:
+        from imwatermark import WatermarkDecoder
+
+        dec = WatermarkDecoder("bits", self.bits)
+        bgr = np.ascontiguousarray(image[..., ::-1])
+        return np.asarray(dec.decode(bgr, "dwtDct", scales=[0, self.scale, self.scale]), dtype=np.uint8)
+
+
+@dataclass
+class PowerSpectrumBaseline:
+    """Zeroth-order (power spectrum) watermark: one bit per degree in ``[l_min, l_max]``."""
+
+    key: str
+    l_min: int = 24
+    l_max: int = 56
+    alpha: float = 0.3
+
+    def __post_init__(self) -> None:
+        if not self.key.strip():
+            raise KeyInputError("the secret key is empty")
+        seed = int.from_bytes(hashlib.sha256(("ps\x00" + self.key).encode()).digest()[:8], "little")
+        rng = np.random.default_rng(seed)
+        self.degrees = rng.permutation(np.arange(self.l_min, self.l_max + 1))
+        self.signs = rng.choice([-1.0, 1.0], size=len(self.degrees))
+
+    @property
+    def capacity(self) -> int:
+        """Bits this scheme can carry: one per degree in the band."""
+        return self.l_max - self.l_min + 1
+
+    def _residual(self, alm: np.ndarray) -> np.ndarray:
+        ls = np.arange(self.l_min, self.l_max + 1)
+        c = np.array([_power(alm, int(l), self.l_max) for l in ls])
+        x = np.log(ls)
+        fit = np.polyval(np.polyfit(x, np.log(c), 2), x)
+        return np.log(c) - fit  # indexed by l - l_min
+
+    def decode_scores(self, image: np.ndarray) -> np.ndarray:
+        alm = analysis(luminance(image), self.l_max)
+        r = self._residual(alm)
+        return self.signs * r[self.degrees - self.l_min]
+
+    def decode(self, image: np.ndarray, n_bits: int | None = None) -> np.ndarray:
+        s = self.decode_scores(image)
+        return (s[: n_bits or self.capacity] > 0).astype(np.uint8)
+
+    def embed(self, image: np.ndarray, payload: np.ndarray, iterations: int = 3) -> np.ndarray:
+        payload = np.asarray(payload, dtype=np.uint8)
+        if payload.size > self.capacity:
+            raise MessageError(f"the power-spectrum scheme carries at most {self.capacity} bits here")
+        y = luminance(image)
+        alm0 = analysis(y, self.l_max)
+        alm = alm0.copy()
+        target = np.zeros(self.capacity)
+        want = self.signs[: payload.size] * (2.0 * payload - 1.0) * self.alpha
+        for _ in range(iterations):
+            r = self._residual(alm)
+            for i in range(payload.size):
+                l = int(self.degrees[i])
+                target[l - self.l_min] = want[i]
+                gain = math.exp((want[i] - r[l - self.l_min]) / 2)
+                for m in range(l + 1):
+                    alm[alm_index(l, m, self.l_max)] *= gain
+        delta = synthesis(alm - alm0, self.l_max, *y.shape)
+        return np.clip(np.rint(image + delta[..., None]), 0, 255).astype(np.uint8)
+
+    def embed_at_psnr(self, image: np.ndarray, payload: np.ndarray, target_psnr: float) -> tuple[np.ndarray, float]:
+        """Embed with the ``alpha`` that brings the PSNR to ``target_psnr`` (bisection)."""
+        lo, hi = 0.0, 3.0
+        best = (image, math.inf)
+        for _ in range(12):
+            self.alpha = (lo + hi) / 2
+            out = self.embed(image, payload)
+            p = psnr(image, out)
+            if p >= target_psnr:
+                lo, best = self.alpha, (out, p)
+            else:
+                hi = self.alpha
+        self.alpha = lo
+        return best
+
+
+def _power(alm: np.ndarray, l: int, lmax: int) -> float:
+    idx = [alm_index(l, m, lmax) for m in range(l + 1)]
+    v = np.abs(alm[idx]) ** 2
+    return float((v[0] + 2 * v[1:].sum()) / (2 * l + 1))
+
+
+__all__ = ["DwtDctBaseline", "PowerSpectrumBaseline", "imwatermark_available", "n_alm"]

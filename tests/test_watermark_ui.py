@@ -1,0 +1,102 @@
+"""UI-callback tests for the watermark tab: callbacks called as plain functions (no server)."""
+from __future__ import annotations
+
+import gradio as gr
+import numpy as np
+import pytest
+from PIL import Image
+
+from demos import watermark as ui
+from engines.watermark.image import example_path, load_example, resize
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    img, info = ui.load_panorama(str(example_path("sunrise")), "refuse")
+    return img, info
+
+
+@pytest.fixture(scope="module")
+def embedded(loaded):
+    steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", "64 bits"))
+    assert "Embedding" in steps[0][1]  # a status line comes first
+    return steps[-1]
+
+
+def test_load_example(loaded):
+    img, info = loaded
+    assert img.shape == (512, 1024, 3) and "1024 x 512 px" in info
+
+
+@pytest.mark.slow
+def test_embed_attack_verify_round_trip(loaded, embedded):
+    marked, stats, diff, bits, marked_state = embedded
+    assert marked.dtype == np.uint8 and marked.shape == loaded[0].shape
+    assert "PSNR" in stats and "dB" in stats and "SSIM" in stats
+    psnr = float(stats.split("PSNR ")[1].split(" dB")[0])
+    assert psnr >= 42.0
+    assert diff.shape == marked.shape and diff.max() > 0
+    yaw, pitch, roll = ui.random_angles()
+    assert -180 <= yaw <= 180 and -90 <= pitch <= 90
+    received = ui.do_attack(marked_state, yaw, pitch, roll, "JPEG 75")
+    report = ui.do_verify(received, "ui-key", "64 bits", bits)
+    assert "Watermark detected" in report and "'hi!'" in report and "100.0 %" in report
+    report = ui.do_verify(received, "wrong-key", "64 bits", bits)
+    assert "No watermark" in report and "none" in report
+
+
+def test_unmarked_image_reads_as_no_watermark(loaded):
+    report = ui.do_verify(loaded[0], "ui-key", "64 bits", None)
+    assert "No watermark" in report and "Bit accuracy" not in report
+
+
+@pytest.mark.slow
+def test_sweep_plot_has_all_three_methods(monkeypatch):
+    monkeypatch.setattr(ui, "SWEEP_ANGLES", [0, 30])
+    fig, summary = ui.do_sweep(resize(load_example("interior"), 0.5), "sweep-key", progress=lambda *a, **k: None)
+    labels = [line.get_label() for line in fig.axes[0].get_lines() if not line.get_label().startswith("_")]
+    assert any(lab.startswith("ours") for lab in labels) and any(lab.startswith("power spectrum") for lab in labels)
+    assert "ours: 0 deg 100 %, 30 deg 100 %" in summary
+    if "not installed" not in summary:
+        assert any(lab.startswith("DWT-DCT") for lab in labels)
+
+
+def _write(tmp_path, arr, name="x.png"):
+    p = tmp_path / name
+    Image.fromarray(arr).save(p)
+    return str(p)
+
+
+@pytest.mark.parametrize("arr,fit,match", [
+    (np.zeros((300, 500, 3), np.uint8), "refuse", "2:1"),
+    (np.zeros((100, 200, 3), np.uint8), "refuse", "at least 256"),
+    (np.zeros((256, 512), np.uint8), "refuse", "grayscale"),
+    (np.zeros((256, 512, 4), np.uint8), "refuse", "alpha"),
+    (np.zeros((256, 512), np.uint16), "refuse", "16-bit"),
+])
+def test_bad_uploads_give_a_clean_gradio_error(tmp_path, arr, fit, match):
+    with pytest.raises(gr.Error, match=match):
+        ui.load_panorama(_write(tmp_path, arr), fit)
+
+
+@pytest.mark.parametrize("fit,shape", [("pad", (300, 600, 3)), ("resize", (300, 600, 3))])
+def test_non_2to1_is_padded_or_resized_with_a_notice(tmp_path, fit, shape):
+    img, info = ui.load_panorama(_write(tmp_path, np.full((300, 500, 3), 90, np.uint8)), fit)
+    assert img.shape == shape and "Notice" in info and fit[:3] in info
+
+
+def test_huge_image_is_downscaled_with_a_notice(tmp_path):
+    img, info = ui.load_panorama(_write(tmp_path, np.zeros((1500, 3000, 3), np.uint8)), "refuse")
+    assert img.shape == (1024, 2048, 3) and "downscaled" in info
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: list(ui.do_embed(None, "k", "text", "hi", "64 bits")), "load a panorama"),
+    (lambda: list(ui.do_embed(load_example("forest"), "", "text", "hi", "64 bits")), "key is empty"),
+    (lambda: list(ui.do_embed(load_example("forest"), "k", "text", "much too long", "64 bits")), "at most 6 bytes"),
+    (lambda: ui.do_verify(None, "k", "64 bits", None), "received image"),
+    (lambda: ui.do_attack(None, 1, 2, 3, "none"), "watermarked image"),
+])
+def test_bad_input_in_callbacks_is_a_clean_gradio_error(call, match):
+    with pytest.raises(gr.Error, match=match):
+        call()
