@@ -30,7 +30,7 @@ from engines.watermark.payload import text_capacity
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
 The panorama's luminance is treated as a function on the sphere. A secret key picks degree
-triples (l1, l2, l) with 24 <= l <= 56 and signs; embedding nudges the spherical-harmonic
+triples (l1, l2, l) with 24 <= l <= 64 and signs; embedding nudges the spherical-harmonic
 coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
 rotation) lands on the key-signed side, and adds that change in pixel space. Verification is
 blind: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
@@ -39,7 +39,7 @@ the decoded text is exact or absent.
 """
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
-BIT_MODES = {"64 bits": 64, "128 bits": 128, "256 bits": 256}
+BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 38 dB)": 128, "256 bits (floor 36 dB)": 256}
 
 
 def _config(bits_label: str) -> WatermarkConfig:
@@ -79,7 +79,7 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str):
         payload = message or ""
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
-    yield gr.update(), "Embedding (about 3-10 s on a 2-core CPU) ...", gr.update(), None, None
+    yield gr.update(), "Embedding (about 3-10 s on a 2-core CPU) ...", gr.update(), None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
@@ -88,7 +88,7 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str):
              f"{cfg.n_carriers} bispectral carriers, embedded in {res.seconds:.1f} s.")
     if res.notes:
         stats += "  \n" + "  \n".join(f"Notice: {n}" for n in res.notes)
-    yield res.image, stats, _diff_map(img, res.image), res.bits, res.image
+    yield res.image, stats, _diff_map(img, res.image), res.bits
 
 
 @friendly_errors
@@ -164,9 +164,7 @@ def do_sweep(image, key: str, progress=gr.Progress()):  # noqa: B008 - gradio's 
 def build() -> None:
     """Add the watermark tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown(INTRO)
-    panorama = gr.State(None)
     embedded_bits = gr.State(None)
-    marked_state = gr.State(None)
     with gr.Row():
         with gr.Column():
             upload = gr.Image(type="filepath", label="Panorama (equirectangular, 2:1)", format="png",
@@ -174,11 +172,13 @@ def build() -> None:
             fit = gr.Radio(["refuse", "pad", "resize"], value="refuse", label="If it is not 2:1")
             gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples")
             load_info = gr.Markdown()
+            panorama = gr.Image(type="numpy", format="png", label="Prepared panorama (input to Embed)",
+                                interactive=False)
         with gr.Column():
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
             message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
-            bits_label = gr.Radio(list(BIT_MODES), value="64 bits", label="Capacity")
+            bits_label = gr.Radio(list(BIT_MODES), value=next(iter(BIT_MODES)), label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
     embed_info = gr.Markdown()
     with gr.Row():
@@ -203,8 +203,8 @@ def build() -> None:
 
     upload.change(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
     embed_btn.click(do_embed, [panorama, key, mode, message, bits_label],
-                    [marked, embed_info, diff, embedded_bits, marked_state], api_name="wm_embed")
+                    [marked, embed_info, diff, embedded_bits], api_name="wm_embed")
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")
-    attack_btn.click(do_attack, [marked_state, yaw, pitch, roll, kind], [received], api_name="wm_attack")
+    attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack")
     verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info], api_name="wm_verify")
     sweep_btn.click(do_sweep, [panorama, key], [sweep_plot, sweep_info], api_name="wm_sweep")

@@ -9,6 +9,8 @@ from PIL import Image
 from demos import watermark as ui
 from engines.watermark.image import example_path, load_example, resize
 
+ui64 = next(iter(ui.BIT_MODES))  # the 64-bit mode label
+
 
 @pytest.fixture(scope="module")
 def loaded():
@@ -18,7 +20,7 @@ def loaded():
 
 @pytest.fixture(scope="module")
 def embedded(loaded):
-    steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", "64 bits"))
+    steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", ui64))
     assert "Embedding" in steps[0][1]  # a status line comes first
     return steps[-1]
 
@@ -30,7 +32,7 @@ def test_load_example(loaded):
 
 @pytest.mark.slow
 def test_embed_attack_verify_round_trip(loaded, embedded):
-    marked, stats, diff, bits, marked_state = embedded
+    marked, stats, diff, bits = embedded
     assert marked.dtype == np.uint8 and marked.shape == loaded[0].shape
     assert "PSNR" in stats and "dB" in stats and "SSIM" in stats
     psnr = float(stats.split("PSNR ")[1].split(" dB")[0])
@@ -38,15 +40,15 @@ def test_embed_attack_verify_round_trip(loaded, embedded):
     assert diff.shape == marked.shape and diff.max() > 0
     yaw, pitch, roll = ui.random_angles()
     assert -180 <= yaw <= 180 and -90 <= pitch <= 90
-    received = ui.do_attack(marked_state, yaw, pitch, roll, "JPEG 75")
-    report = ui.do_verify(received, "ui-key", "64 bits", bits)
+    received = ui.do_attack(marked, yaw, pitch, roll, "JPEG 75")
+    report = ui.do_verify(received, "ui-key", ui64, bits)
     assert "Watermark detected" in report and "'hi!'" in report and "100.0 %" in report
-    report = ui.do_verify(received, "wrong-key", "64 bits", bits)
+    report = ui.do_verify(received, "wrong-key", ui64, bits)
     assert "No watermark" in report and "none" in report
 
 
 def test_unmarked_image_reads_as_no_watermark(loaded):
-    report = ui.do_verify(loaded[0], "ui-key", "64 bits", None)
+    report = ui.do_verify(loaded[0], "ui-key", ui64, None)
     assert "No watermark" in report and "Bit accuracy" not in report
 
 
@@ -91,10 +93,10 @@ def test_huge_image_is_downscaled_with_a_notice(tmp_path):
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: list(ui.do_embed(None, "k", "text", "hi", "64 bits")), "load a panorama"),
-    (lambda: list(ui.do_embed(load_example("forest"), "", "text", "hi", "64 bits")), "key is empty"),
-    (lambda: list(ui.do_embed(load_example("forest"), "k", "text", "much too long", "64 bits")), "at most 6 bytes"),
-    (lambda: ui.do_verify(None, "k", "64 bits", None), "received image"),
+    (lambda: list(ui.do_embed(None, "k", "text", "hi", ui64)), "load a panorama"),
+    (lambda: list(ui.do_embed(load_example("forest"), "", "text", "hi", ui64)), "key is empty"),
+    (lambda: list(ui.do_embed(load_example("forest"), "k", "text", "much too long", ui64)), "at most 6 bytes"),
+    (lambda: ui.do_verify(None, "k", ui64, None), "received image"),
     (lambda: ui.do_attack(None, 1, 2, 3, "none"), "watermarked image"),
 ])
 def test_bad_input_in_callbacks_is_a_clean_gradio_error(call, match):

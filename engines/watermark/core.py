@@ -29,7 +29,7 @@ import hashlib
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -54,9 +54,14 @@ class WatermarkConfig:
         l_max: highest degree a carrier triple may use (keep <= H/8 for resampling safety).
         margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding.
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
+            ``None`` picks the mode's floor: 42 dB up to 64 bits, 38 dB up to 128, 36 dB above
+            (more carriers need more change; see ``benchmarks/results/watermark.md``).
         steps: L-BFGS iterations per round.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
+        energy: "pixel" penalises the mean square change over equirectangular pixels (what
+            PSNR measures; rows are uniform in theta, so polar area counts more), "sphere" the
+            L2 norm on the sphere (sum of |delta_lm|^2).
         fpr: false-positive probability the detection threshold guarantees (Hoeffding bound).
         device: torch device ("cpu", "cuda"); ``None`` = CUDA when present, else CPU.
         torch_threads: CPU threads for torch inside embed/verify (restored after); ``None``
@@ -71,13 +76,14 @@ class WatermarkConfig:
     pilots: int = 64
     # carrier band
     l_min: int = 24
-    l_max: int = 56
+    l_max: int = 64
     # strength and fidelity
     margin: float = 0.6
-    psnr_floor: float = 42.0
+    psnr_floor: float | None = None
     steps: int = 30
     rounds: int = 2
     energy_weight: float = 0.05
+    energy: str = "pixel"
     # detection
     fpr: float = 1e-6
     # runtime
@@ -86,6 +92,10 @@ class WatermarkConfig:
     max_width: int = 4096
 
     def __post_init__(self) -> None:
+        if self.psnr_floor is None:
+            self.psnr_floor = 42.0 if self.bits <= 64 else (38.0 if self.bits <= 128 else 36.0)
+        if not 20.0 <= self.psnr_floor <= 60.0:
+            raise ValueError(f"psnr_floor={self.psnr_floor}: choose between 20 and 60 dB (42 is invisible)")
         if not 8 <= self.bits <= 1024:
             raise ValueError(f"bits={self.bits}: choose between 8 and 1024 (64, 128 and 256 are tested)")
         if self.carriers_per_bit < 1:
@@ -102,6 +112,8 @@ class WatermarkConfig:
             raise ValueError("margin must be positive")
         if not 0 < self.fpr < 0.5:
             raise ValueError("fpr must be in (0, 0.5)")
+        if self.energy not in ("pixel", "sphere"):
+            raise ValueError(f"energy={self.energy!r}: use 'pixel' or 'sphere'")
         if self.steps < 1 or self.rounds < 1:
             raise ValueError("steps and rounds must be >= 1")
 
@@ -113,9 +125,6 @@ class WatermarkConfig:
     def threshold(self) -> float:
         """Detection threshold on ``z``: ``sqrt(2 ln(1/fpr))``."""
         return math.sqrt(2 * math.log(1 / self.fpr))
-
-    def min_height(self) -> int:
-        return 8 * self.l_max
 
 
 @dataclass(frozen=True)
@@ -273,9 +282,9 @@ def _torch_threads(n: int | None):
 
 def _check_size(image: np.ndarray, config: WatermarkConfig) -> None:
     h = image.shape[0]
-    if h < 4 * config.l_max:
+    if h < 2 * config.l_max:
         raise ImageFormatError(
-            f"the image has {h} rows; carriers up to degree {config.l_max} need at least {4 * config.l_max} "
+            f"the image has {h} rows; carriers up to degree {config.l_max} need at least {2 * config.l_max} "
             "rows. Use a larger image or lower l_max")
 
 
@@ -283,6 +292,13 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
               energy_w: torch.Tensor, e_budget: float, cfg: WatermarkConfig) -> np.ndarray:
     """Smallest band change with ``target_k * c_k >= margin``: squared hinge + energy, L-BFGS."""
     d = torch.zeros(2, re0.shape[-1], dtype=re0.dtype, device=re0.device, requires_grad=True)
+    mse_floor = 255.0 ** 2 / 10 ** (cfg.psnr_floor / 10)
+    pixel_w = None
+    if cfg.energy == "pixel":
+        nt, nph = ver.tp.legd.shape[1], ver.tp.cos.shape[1]
+        xg, wg = np.polynomial.legendre.leggauss(nt)
+        pw = (wg / np.sqrt(1 - xg ** 2))[:, None] * np.full((1, nph), 1.0 / (np.pi * nph))
+        pixel_w = torch.tensor(pw, dtype=re0.dtype, device=re0.device)
     opt = torch.optim.LBFGS([d], lr=1.0, max_iter=cfg.steps, history_size=20,
                             line_search_fn="strong_wolfe", tolerance_grad=1e-9, tolerance_change=1e-12)
 
@@ -291,7 +307,12 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
         dm = d * mask
         c = ver.stats(re0 + dm[0], im0 + dm[1])
         hinge = torch.relu(cfg.margin * 1.15 - target * c)
-        energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
+        if pixel_w is None:
+            energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
+        else:  # mean square of the change over equirect pixels (rows uniform in theta)
+            maps, _ = ver.tp.degree_maps(dm[0], dm[1])
+            dmap = maps.sum(0)
+            energy = (dmap * dmap * pixel_w).sum() / mse_floor
         loss = (hinge * hinge).sum() + cfg.energy_weight * energy
         loss.backward()
         return loss
@@ -315,7 +336,8 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
         return _embed(image, message, key, cfg)
 
 
-def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: WatermarkConfig) -> EmbedResult:
+def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: WatermarkConfig,
+           _retry: bool = False) -> EmbedResult:
     t0 = time.perf_counter()
     image = validate_image(image, cfg.max_width)
     _check_size(image, cfg)
@@ -354,6 +376,14 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
         work = work + delta[..., None]
         out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
     p = psnr(image, out)
+    if p < cfg.psnr_floor and not _retry:
+        # the budget binds: ask every carrier for less (keeps all of them on the right side,
+        # unlike scaling the whole change down), then scale only if that is still too much
+        retry = _embed(image, message, key, replace(cfg, margin=cfg.margin / 2), _retry=True)
+        retry.seconds = time.perf_counter() - t0
+        retry.notes.insert(0, f"PSNR floor {cfg.psnr_floor} dB reached at margin {cfg.margin} "
+                              f"(unscaled {p:.2f} dB); re-embedded at margin {cfg.margin / 2}")
+        return retry
     if p < cfg.psnr_floor:
         diff = work - image
         lo, hi = 0.0, 1.0

@@ -123,7 +123,7 @@ def sample_equirect(image: np.ndarray, theta: np.ndarray, phi: np.ndarray,
     """Sample an equirectangular image at sphere points, wrapping in longitude and across poles."""
     h, w = image.shape[:2]
     pad = 2
-    src = image.astype(np.float64)
+    src = image.astype(np.float32)
     if src.ndim == 2:
         src = src[..., None]
     # rows beyond a pole are the rows on the other side, half a turn away
@@ -142,7 +142,8 @@ def sample_equirect(image: np.ndarray, theta: np.ndarray, phi: np.ndarray,
                + ty * ((1 - tx) * src[y0 + 1, x0] + tx * src[y0 + 1, x0 + 1]))
     elif interpolation == "bicubic":
         y0, x0 = np.floor(fy).astype(int), np.floor(fx).astype(int)
-        wy, wx = _keys_weights(fy - y0), _keys_weights(fx - x0)
+        wy = [w.astype(np.float32) for w in _keys_weights(fy - y0)]
+        wx = [w.astype(np.float32) for w in _keys_weights(fx - x0)]
         out = 0.0
         for i, wyi in enumerate(wy):
             yy = np.clip(y0 + i - 1, 0, h + 2 * pad - 1)
