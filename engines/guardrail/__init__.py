@@ -9,9 +9,9 @@ evolves, and is trained with an Anchored Temporal Consistency (ATC) loss.
 (9, 15, 21)
 """
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.guard import Guardrail, RiskTrace, StreamEvent
+from engines.guardrail.guard import Guardrail, RiskTrace, StreamEvent, shared_guardrail
 from engines.guardrail.head import SLDHead, atc_loss
 from engines.guardrail.metrics import stop_index, streaming_report
 
-__all__ = ["GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "stop_index",
+__all__ = ["GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "shared_guardrail", "stop_index",
            "streaming_report"]

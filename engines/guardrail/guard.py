@@ -242,3 +242,20 @@ class Guardrail:
 def risk_curve(risks: list[float]) -> np.ndarray:
     """Risks as a float array (helper for plots)."""
     return np.asarray(risks, dtype=float)
+
+
+_SHARED: dict[tuple[str, str], Guardrail] = {}
+
+
+def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guardrail:
+    """One :class:`Guardrail` per (backend, device) per process (the backbone is shared too).
+
+    >>> shared_guardrail("onnx") is shared_guardrail("onnx")   # doctest: +SKIP
+    True
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    key = (backend, str(device))
+    if key not in _SHARED:
+        _SHARED[key] = Guardrail.load(backend=backend, device=device)
+    return _SHARED[key]

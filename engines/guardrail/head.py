@@ -146,19 +146,19 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     >>> round(parts["mono"], 3)
     0.0
     """
-    B, T = risk_logits.shape
+    _B, T = risk_logits.shape
     t = torch.arange(T, device=risk_logits.device).unsqueeze(0)
-    harm = (t >= anchors.unsqueeze(1)).float() * mask
-    benign = (t < anchors.unsqueeze(1)).float() * mask
+    harm = (t >= anchors.unsqueeze(1)).to(mask.dtype) * mask
+    benign = (t < anchors.unsqueeze(1)).to(mask.dtype) * mask
     tok = F.binary_cross_entropy_with_logits(risk_logits, harm, reduction="none")
     l_tok = (tok * mask).sum() / mask.sum().clamp(min=1)
     last = (mask.sum(1).long() - 1).clamp(min=0)
     q_last = resp_logits.gather(1, last.unsqueeze(1)).squeeze(1)
-    l_resp = F.binary_cross_entropy_with_logits(q_last, labels.float())
+    l_resp = F.binary_cross_entropy_with_logits(q_last, labels.to(q_last.dtype))
     r = torch.sigmoid(risk_logits)
     l_low = (F.relu(r - low) * benign).sum() / benign.sum().clamp(min=1)
     l_high = (F.relu(high - r) * harm).sum() / harm.sum().clamp(min=1)
-    after = harm[:, 1:] * (t[:, 1:] > anchors.unsqueeze(1)).float()
+    after = harm[:, 1:] * (t[:, 1:] > anchors.unsqueeze(1)).to(mask.dtype)
     l_mono = (F.relu(r[:, :-1] - r[:, 1:]) * after).sum() / after.sum().clamp(min=1)
     loss = l_tok + lam_resp * l_resp + lam_atc * (l_low + l_high + l_mono)
     parts = {"tok": l_tok, "resp": l_resp, "low": l_low, "high": l_high, "mono": l_mono}

@@ -46,7 +46,7 @@ def f1_scores(y_true: Sequence[int], y_pred: Sequence[int]) -> dict:
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
     return {"precision": prec, "recall": rec, "f1": f1, "accuracy": float((y == p).mean()) if len(y) else 0.0,
-            "n": int(len(y)), "positives": int(y.sum())}
+            "n": len(y), "positives": int(y.sum())}
 
 
 def latency_bins(latencies: Sequence[int]) -> dict[str, float]:

@@ -75,7 +75,7 @@ def head_traces(head: SLDHead, exs: list[Example], cols: slice, batch: int = 64)
     traces, resp = [], []
     for b in range(0, len(exs), batch):
         sub = exs[b: b + batch]
-        x, p, m, *_ = _batch(sub, cols)
+        x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
         r, q = torch.sigmoid(rl), torch.sigmoid(ql)
         for k, e in enumerate(sub):
@@ -107,7 +107,7 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, 
 
 def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
                batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
-               log=print) -> tuple[SLDHead, dict]:
+               weight_decay: float = 1e-4, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     >>> cfg = GuardConfig(layers=(1,), hidden_size=4, proj_dim=8, state_dim=8)
@@ -122,7 +122,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     rng = random.Random(seed)
     cols = slice(0, cfg.in_dim)
     head = SLDHead(cfg)
-    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=1e-4)
+    opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
     best = (-1.0, None, None)
     order = sorted(range(len(train)), key=lambda k: train[k].feats.shape[0])

@@ -1,0 +1,212 @@
+"""SLD head, ATC loss, stop policy, anchors and ONNX export: fast tests, no backbone needed."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engines.common.onnx_runtime import ort_session
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.export import export_onnx, load_head, save_head
+from engines.guardrail.guard import ASSET_DIR
+from engines.guardrail.head import SLDHead, atc_loss
+from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
+from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
+
+SMALL = {"hidden_size": 32, "proj_dim": 16, "state_dim": 12}
+
+
+def _head(seed: int = 0, **kw) -> SLDHead:
+    torch.manual_seed(seed)
+    return SLDHead(GuardConfig(**{**SMALL, **kw})).eval()
+
+
+@pytest.mark.parametrize("layers", [(3,), (9, 15, 21)])
+@pytest.mark.parametrize("prompt_init", [True, False])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_step_by_step_equals_whole_sequence(layers, prompt_init, batch):
+    """Streaming (one step per token, O(1) each) gives the training-time forward exactly."""
+    head = _head(layers=layers, prompt_init=prompt_init).double()
+    T, D = 9, head.cfg.in_dim
+    x, p = torch.randn(batch, T, D, dtype=torch.float64) * 4, torch.randn(batch, D, dtype=torch.float64)
+    with torch.no_grad():
+        risk_logits, resp_logits = head(x, p)
+        s = head.init_state(p)
+        steps, resp = [], []
+        for t in range(T):
+            r, q, s = head.step(x[:, t], s)
+            steps.append(r)
+            resp.append(q)
+    torch.testing.assert_close(torch.stack(steps, 1), torch.sigmoid(risk_logits), rtol=0, atol=1e-12)
+    torch.testing.assert_close(torch.stack(resp, 1), torch.sigmoid(resp_logits), rtol=0, atol=1e-12)
+
+
+def test_gru_cell_matches_torch_gru_float64():
+    head = _head().double()
+    u = torch.randn(4, head.cfg.proj_dim, dtype=torch.float64)
+    s = torch.randn(4, head.cfg.state_dim, dtype=torch.float64).tanh()
+    ref = head.gru(u.unsqueeze(1), s.unsqueeze(0))[1][0]
+    torch.testing.assert_close(head.gru_cell(u, s), ref, rtol=0, atol=1e-12)
+
+
+def test_head_is_causal():
+    """Changing token t never changes risks before t (no peeking at the future)."""
+    head = _head().double()
+    x, p = torch.randn(2, 8, head.cfg.in_dim, dtype=torch.float64), torch.randn(2, head.cfg.in_dim, dtype=torch.float64)
+    y = x.clone()
+    y[:, 5:] = torch.randn(2, 3, head.cfg.in_dim, dtype=torch.float64) * 4
+    with torch.no_grad():
+        a, _ = head(x, p)
+        b, _ = head(y, p)
+    torch.testing.assert_close(a[:, :5], b[:, :5], rtol=0, atol=0)
+    assert (a[:, 5:] - b[:, 5:]).abs().max() > 1e-6
+
+
+def test_param_budget_of_default_head():
+    n = sum(p.numel() for p in SLDHead(GuardConfig()).parameters())
+    assert n <= 5_000_000, n
+
+
+def _logit(p):
+    p = torch.as_tensor(p, dtype=torch.float64).clamp(1e-6, 1 - 1e-6)
+    return torch.log(p / (1 - p))
+
+
+def test_atc_penalises_a_dip_after_the_anchor():
+    mask = torch.ones(1, 6, dtype=torch.float64)
+    y, a = torch.tensor([1.0]), torch.tensor([2])
+    mono = _logit([[0.05, 0.05, 0.95, 0.96, 0.97, 0.98]])
+    dip = _logit([[0.05, 0.05, 0.95, 0.30, 0.97, 0.98]])
+    _, good = atc_loss(mono, mono, y, a, mask)
+    _, bad = atc_loss(dip, dip, y, a, mask)
+    assert good["mono"] == 0.0 and bad["mono"] > 0.1
+    assert bad["high"] > good["high"]
+
+
+def test_atc_penalises_risk_on_a_benign_reply_and_before_the_anchor():
+    mask = torch.ones(2, 4, dtype=torch.float64)
+    y, a = torch.tensor([0.0, 1.0]), torch.tensor([4, 3])  # benign reply: anchor = T
+    low = _logit([[0.02] * 4, [0.02, 0.02, 0.02, 0.99]])
+    high = _logit([[0.8] * 4, [0.8, 0.8, 0.8, 0.99]])
+    l_low, p_low = atc_loss(low, low, y, a, mask)
+    l_high, p_high = atc_loss(high, high, y, a, mask)
+    assert p_low["low"] == 0.0 and p_high["low"] > 0.5
+    assert l_high > l_low
+
+
+def test_atc_ignores_padding():
+    y, a = torch.tensor([1.0]), torch.tensor([1])
+    z = _logit([[0.1, 0.95, 0.97, 0.0]])
+    m3 = torch.tensor([[1.0, 1.0, 1.0, 0.0]], dtype=torch.float64)
+    l_pad, _ = atc_loss(z, z, y, a, m3)
+    l_cut, _ = atc_loss(z[:, :3], z[:, :3], y, a, m3[:, :3])
+    torch.testing.assert_close(l_pad, l_cut)
+
+
+def test_atc_gradcheck_float64():
+    z = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
+    q = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
+    y, a, m = torch.tensor([1.0, 0.0], dtype=torch.float64), torch.tensor([2, 5]), torch.ones(2, 5, dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda z, q: atc_loss(z, q, y, a, m)[0], (z, q))
+
+
+@pytest.mark.parametrize("risks,thr,pat,want", [
+    ([0.1, 0.6, 0.7, 0.8], 0.5, 1, 1),
+    ([0.1, 0.6, 0.7, 0.8], 0.5, 3, 3),
+    ([0.6, 0.1, 0.6, 0.1], 0.5, 2, None),
+    ([0.5, 0.5], 0.5, 2, 1),  # ">=" threshold
+    ([], 0.5, 1, None),
+])
+def test_stop_index(risks, thr, pat, want):
+    assert stop_index(risks, thr, pat) == want
+
+
+def test_streaming_report_counts_false_stops_and_latency():
+    traces = [[0.9, 0.9, 0.9], [0.0, 0.0, 0.9], [0.9, 0.9, 0.0], [0.0, 0.0, 0.0]]
+    rep = streaming_report(traces, [1, 1, 0, 0], [0, 0, None, None], [False, False, True, True], 0.5, 1)
+    assert rep["precision"] == pytest.approx(2 / 3) and rep["recall"] == 1.0
+    assert rep["false_stop_benign"] == 0.5
+    assert rep["median_latency"] == 1.0  # stops at 0 and 2, anchors 0 and 0
+    assert sum(latency_bins([0, 2, 40]).values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("text,anchor_text", [
+    ("I'm sorry, but I can't help with that.", None),
+    ("As an AI, I cannot provide that. However, here is how: mix A and B.", "However, here is how: mix A and B."),
+    ("Sure, here is a tutorial. Step 1: get the parts.", "Sure, here is a tutorial."),
+    ("It is important to note this is illegal and unethical. Step 1: buy a mask.", "Step 1: buy a mask."),
+])
+def test_anchor_is_first_non_refusal_sentence(text, anchor_text):
+    c = find_anchor_char(text)
+    if anchor_text is None:
+        assert c is None and is_refusal(text)
+    else:
+        assert text[c:].startswith(anchor_text)
+        assert c == 0 or is_refusal(text[:c])
+
+
+def test_token_labels_step_at_anchor():
+    assert token_labels(4, None) == [0, 0, 0, 0]
+    assert token_labels(4, 0) == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("bad", [{"threshold": 0.0}, {"threshold": 1.0}, {"patience": 0}, {"layers": ()},
+                                 {"layers": (0,)}, {"dropout": 1.0}, {"state_dim": 0}])
+def test_config_rejects_bad_values(bad):
+    with pytest.raises(ValueError):
+        GuardConfig(**bad)
+
+
+def test_save_load_round_trip(tmp_path):
+    head = _head(seed=3)
+    save_head(head, tmp_path / "h.pt")
+    back = load_head(tmp_path / "h.pt")
+    for (k, v), (k2, v2) in zip(head.state_dict().items(), back.state_dict().items()):
+        assert k == k2
+        torch.testing.assert_close(v, v2, rtol=0, atol=0)
+
+
+def _heads():
+    yield "random-small", _head(seed=1)
+    if (ASSET_DIR / "sld_head.pt").is_file():
+        yield "trained", load_head(ASSET_DIR / "sld_head.pt")
+
+
+@pytest.mark.parametrize("which", ["random-small", "trained"])
+@pytest.mark.parametrize("batch", [1, 4])
+def test_onnx_matches_torch(which, batch, tmp_path):
+    """ORT and torch agree to 1e-4 on the exported step and prompt initialiser."""
+    heads = dict(_heads())
+    if which not in heads:
+        pytest.skip("no trained head in assets/guardrail yet")
+    head = heads[which]
+    step_p, init_p = export_onnx(head, tmp_path)
+    assert not head.training
+    g = torch.Generator().manual_seed(batch)
+    D, _S = head.cfg.in_dim, head.cfg.state_dim
+    x = torch.randn(batch, D, generator=g) * 3
+    p = torch.randn(batch, D, generator=g) * 3
+    with torch.no_grad():
+        s0 = head.init_state(p)
+        r, q, s1 = head.step(x, s0)
+    (s0_ort,) = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    r_ort, q_ort, s1_ort = ort_session(step_p).run(None, {"taps": x.numpy(), "state": s0.numpy()})
+    np.testing.assert_allclose(s0_ort, s0.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(q_ort, q.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(s1_ort, s1.numpy(), atol=1e-4, rtol=0)
+
+
+def test_committed_onnx_matches_committed_torch_head():
+    """The ONNX files shipped in assets/ are the export of the shipped torch head."""
+    if not (ASSET_DIR / "sld_step.onnx").is_file():
+        pytest.skip("no trained head in assets/guardrail yet")
+    head = load_head(ASSET_DIR / "sld_head.pt")
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(5, head.cfg.in_dim, generator=g) * 3
+    s = torch.randn(5, head.cfg.state_dim, generator=g).tanh()
+    with torch.no_grad():
+        r, _, s1 = head.step(x, s)
+    r_ort, _, s1_ort = ort_session(ASSET_DIR / "sld_step.onnx").run(None, {"taps": x.numpy(), "state": s.numpy()})
+    np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(s1_ort, s1.numpy(), atol=1e-4, rtol=0)
