@@ -2,7 +2,7 @@
 
 The reference (github.com/youngmin0oh/rcdp-public, MIT) is NOT part of this repository: write its
 ``contextual_dueling_bandit.py`` and the builders/``run_mapping`` of its ``experiments.py`` into
-``ref/`` (git-ignored) together with the small driver ``ref/run_ref.py`` (see docs/bandits.md).
+``ref/`` (git-ignored); ``scripts/bandits_ref_driver.py`` runs and times it (see docs/bandits.md).
 Both sides run with one torch thread on the same machine, one after the other.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bandits_vs_reference.py            # all cases
@@ -38,8 +38,9 @@ REF_NAMES = {"RCDP-UCB (Ours)": "RCDP-UCB", "ColSTIM": "CoLSTIM", "ColSTIM+PS": 
 
 def run_reference(exp: str, delay: str, T: int, runs: int, phi: str | None) -> tuple[float, dict]:
     out = DATA / f"ref_{exp}_{phi or 'poly'}_{delay}_T{T}_r{runs}.npz"
-    cmd = [sys.executable, str(ROOT / "ref" / "run_ref.py"), exp, "--delay", delay, "--T", str(T),
-           "--n_runs", str(runs), "--out", str(out)] + (["--phi", phi] if phi else [])
+    cmd = [sys.executable, str(ROOT / "scripts" / "bandits_ref_driver.py"), exp,
+           "--delay", delay, "--T", str(T), "--n_runs", str(runs), "--out", str(out)]
+    cmd += ["--phi", phi] if phi else []
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT / "ref")
     wall = time.perf_counter() - t0
