@@ -5,7 +5,8 @@
 * :class:`PowerSpectrumBaseline`: a zeroth-order invariant scheme written here. Bit ``i`` lives
   in the power ``C_l = |f_l|^2 / (2l+1)`` of one key-assigned degree ``l``: it is read as the
   sign (times a key sign) of the residual of ``log C_l`` from a quadratic fit of ``log C`` vs
-  ``log l`` over the band, and written by scaling ``f_l`` until that residual is ``+-alpha``.
+  ``log l`` over the band, and written by scaling ``f_l`` until that residual is at least
+  ``alpha`` on the right side (degrees already there are left alone).
   The power spectrum is rotation invariant but has one number per degree, so its capacity is
   the number of degrees in the band, and moving a whole degree's energy is costly.
 """
@@ -100,14 +101,15 @@ class PowerSpectrumBaseline:
         y = luminance(image)
         alm0 = analysis(y, self.l_max)
         alm = alm0.copy()
-        target = np.zeros(self.capacity)
         want = self.signs[: payload.size] * (2.0 * payload - 1.0) * self.alpha
         for _ in range(iterations):
             r = self._residual(alm)
             for i in range(payload.size):
                 l = int(self.degrees[i])
-                target[l - self.l_min] = want[i]
-                gain = math.exp((want[i] - r[l - self.l_min]) / 2)
+                cur = r[l - self.l_min]
+                if np.sign(want[i]) * cur >= abs(want[i]):
+                    continue  # already on its side with the margin: leave it (informed embedding)
+                gain = math.exp((want[i] - cur) / 2)
                 for m in range(l + 1):
                     alm[alm_index(l, m, self.l_max)] *= gain
         delta = synthesis(alm - alm0, self.l_max, *y.shape)
