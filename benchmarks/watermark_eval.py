@@ -21,6 +21,7 @@ from engines.watermark import image as I
 from engines.watermark.baselines import (
     DwtDctBaseline,
     PowerSpectrumBaseline,
+    flatten_power_spectrum,
     imwatermark_available,
 )
 from engines.watermark.bispectrum import TripleProduct
@@ -144,6 +145,13 @@ def baselines(images: dict, angles: list[float], log) -> dict:
         ps128_img, ps128_psnr = ps128.embed_at_psnr(img, bits128, ours128.psnr)
         methods["ours, 128 bits"] = (ours128.image, lambda x, k=key, c=cfg128: verify(x, k, c).bits, bits128, ours128.psnr)
         methods["power spectrum l=8..135"] = (ps128_img, lambda x, p=ps128: p.decode(x, 128), bits128, ps128_psnr)
+        cfg256 = WatermarkConfig(bits=256)
+        bits256 = rng.integers(0, 2, 256)
+        ours256 = embed(img, bits256, key, cfg256)
+        ps256 = PowerSpectrumBaseline(key, 8, 263)  # 256 degrees for 256 bits
+        ps256_img, ps256_psnr = ps256.embed_at_psnr(img, bits256, ours256.psnr)
+        methods["ours, 256 bits"] = (ours256.image, lambda x, k=key, c=cfg256: verify(x, k, c).bits, bits256, ours256.psnr)
+        methods["power spectrum l=8..263"] = (ps256_img, lambda x, p=ps256: p.decode(x, 256), bits256, ps256_psnr)
         if imwatermark_available():
             for scale in (36, 4):  # the package default, and a far weaker step (its PSNR floor ~34 dB)
                 dd = DwtDctBaseline(bits=64, scale=scale)
@@ -156,7 +164,10 @@ def baselines(images: dict, angles: list[float], log) -> dict:
                 x = I.rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, ang)) if ang else mimg
                 accs.append(bit_accuracy(dec(x), b))
             jp = bit_accuracy(dec(I.jpeg(mimg, 75)), b)
-            res[m] = {"bits": len(b), "psnr": float(p), "accuracy": accs, "jpeg75": jp}
+            rj = bit_accuracy(dec(I.jpeg(I.rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, 45)), 75)), b)
+            flat = flatten_power_spectrum(mimg)
+            res[m] = {"bits": len(b), "psnr": float(p), "accuracy": accs, "jpeg75": jp, "rot45_jpeg75": rj,
+                      "flatten": bit_accuracy(dec(flat), b), "flatten_psnr": I.psnr(mimg, flat)}
         out[name] = res
         log(f"baselines {name}: " + "; ".join(f"{m} {v['bits']}b {v['psnr']:.1f}dB {np.round(v['accuracy'], 2).tolist()}"
                                                 for m, v in res.items()))

@@ -61,15 +61,18 @@ def main() -> None:
     if "baselines" in d:
         b = d["baselines"]
         angles = b["angles"]
-        head = "| method | bits | PSNR dB (mean) | " + " | ".join(f"{a} deg" for a in angles) + " | JPEG 75, no rotation |"
-        out += ["### Baselines: bit accuracy vs rotation angle (tilted axis (1,2,3)), same images", "",
-                head, "|---" * (len(angles) + 4) + "|"]
+        head = ("| method | bits | PSNR dB (mean) | " + " | ".join(f"{a} deg" for a in angles)
+                + " | JPEG 75 | 45 deg + JPEG 75 | spectrum flattening (keyless) |")
+        out += ["### Baselines: bit accuracy (%) vs rotation angle about axis (1,2,3), mean of the 4 panoramas", "",
+                head, "|---" * (len(angles) + 6) + "|"]
         methods = list(next(v for k, v in b.items() if k != "angles").keys())
         for m in methods:
             rows = [v[m] for k, v in b.items() if k != "angles"]
             acc = np.mean([r["accuracy"] for r in rows], axis=0)
             out.append(f"| {m} | {rows[0]['bits']} | {np.mean([r['psnr'] for r in rows]):.2f} | "
-                       + " | ".join(f"{100 * a:.1f}" for a in acc) + f" | {100 * np.mean([r['jpeg75'] for r in rows]):.1f} |")
+                       + " | ".join(f"{100 * a:.1f}" for a in acc) + f" | {100 * np.mean([r['jpeg75'] for r in rows]):.1f}"
+                       + f" | {100 * np.mean([r.get('rot45_jpeg75', np.nan) for r in rows]):.1f}"
+                       + f" | {100 * np.mean([r.get('flatten', np.nan) for r in rows]):.1f} |")
         out.append("")
         if args.plot:
             import matplotlib
