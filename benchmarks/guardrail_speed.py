@@ -77,14 +77,14 @@ def main() -> None:
 
     def decode_step():
         o = model(input_ids=ids, use_cache=True, output_hidden_states=True)
-        c = o.past_key_values
+        c = o.cache
         nxt = o.logits[:, -1:].argmax(-1)
         ts = []
         for _ in range(16):
             t0 = time.perf_counter()
-            o = model(input_ids=nxt, past_key_values=c, use_cache=True, output_hidden_states=True)
+            o = model(input_ids=nxt, cache=c, use_cache=True, output_hidden_states=True)
             ts.append((time.perf_counter() - t0) * 1e3)
-            c, nxt = o.past_key_values, o.logits[:, -1:].argmax(-1)
+            c, nxt = o.cache, o.logits[:, -1:].argmax(-1)
         return statistics.median(ts)
 
     def embed_prefix():

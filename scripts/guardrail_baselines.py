@@ -38,6 +38,21 @@ def prefixes(tok, ids: list[int]) -> list[str]:
     return [tok.decode(ids[: k + 1]) for k in range(len(ids))]
 
 
+def first_hit(pre: list[str], check) -> int | None:
+    """Earliest prefix index where ``check`` fires, by binary search: a word filter's hit in a
+    prefix persists in every longer prefix, so this equals checking every prefix in turn."""
+    if not pre or not check(pre[-1]):
+        return None
+    lo, hi = 0, len(pre) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if check(pre[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 class MiniLM:
     """Sentence embeddings: BERT mean pooling + L2 norm, as sentence-transformers does."""
 
@@ -104,13 +119,10 @@ def main() -> None:
         tr[s] = []
         for e in by[s]:
             pre = prefixes(tok, e.ids)
-            risks, hit = [], False
-            for p in pre:
-                hit = hit or profanity.contains_profanity(p)
-                risks.append(1.0 if hit else 0.0)
+            first = first_hit(pre, profanity.contains_profanity)
             n += len(pre)
-            tr[s].append(risks)
-    cost["keyword_ms_per_token"] = (time.perf_counter() - t0) * 1e3 / max(n, 1)
+            tr[s].append([0.0 if first is None or k < first else 1.0 for k in range(len(pre))])
+    cost["keyword_ms_per_reply_binary_search"] = (time.perf_counter() - t0) * 1e3 / max(len(by["dev"]) + len(by["test"]), 1)
     results["keyword (better-profanity)"] = evaluate("keyword", tr, by, fixed=(0.5, 1))
 
     # 2. embedding classifier, post-hoc, re-run on prefixes

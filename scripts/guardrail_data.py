@@ -156,7 +156,15 @@ def model_view_prompts(rng: random.Random) -> list[dict]:
           if r.get("question")]
     for lst in (advs, dna, fq):
         rng.shuffle(lst)
-    out = advs[:260] + dna[:240] + hb + fq[:400]
+    # benign instructions with long-form answers (PyRIT refusal-eval objectives that are not harmful)
+    ref = []
+    for name in ("refusal_scorer/refusal.csv", "refusal_scorer/refusal_extra.csv"):
+        for row in _csv_rows(p, "pyrit/datasets/scorer_evals/" + name):
+            q = (row.get("objective") or "").strip()
+            if q and not _HARMFUL_OBJECTIVE.search(q) and q not in {r["prompt"] for r in ref}:
+                ref.append({"source": "pyrit/scorer_evals/refusal", "category": "benign instruction", "prompt": q,
+                                "benign_prompt": True})
+    out = advs[:260] + dna[:240] + hb + fq[:400] + fq[400:600] + ref  # appended later: ids stay stable
     return [r | {"view": "model"} for r in out]
 
 
@@ -262,25 +270,30 @@ def _gen_chunk(bb, part, batch):
 
 
 def _chunked(todo, chunk, view, fn, restore=None):
+    """Run ``fn`` on chunks of records without cached features; reuse cached ones (by id)."""
     (OUT / "feats").mkdir(parents=True, exist_ok=True)
+    by_id = {r["id"]: r for r in todo}
+    done, n_files = set(), 0
+    for path in sorted((OUT / "feats").glob(f"{view}_*.pt")):
+        n_files += 1
+        saved = torch.load(path)
+        for i, meta in zip(saved["ids"], saved["meta"]):
+            if i in by_id:
+                done.add(i)
+                if restore is not None:  # reuse generated ids, recompute labels with today's rules
+                    restore(by_id[i], meta)
+    todo = [r for r in todo if r["id"] not in done]
     t0 = time.time()
     for c in range(0, len(todo), chunk):
         part = todo[c: c + chunk]
-        path = OUT / "feats" / f"{view}_{c // chunk:03d}.pt"
-        if path.is_file():  # resume: reuse the generated ids, recompute labels with today's rules
-            saved = torch.load(path)
-            if restore is not None:
-                by_id = {r["id"]: r for r in todo}
-                for i, meta in zip(saved["ids"], saved["meta"]):
-                    if i in by_id:
-                        restore(by_id[i], meta)
-            continue
+        path = OUT / "feats" / f"{view}_{n_files + c // chunk:03d}.pt"
         feats, prompts = fn(part)
         meta = [{k: r.get(k) for k in ("reply_ids", "reply", "label", "anchor")} for r in part]
         torch.save({"ids": [r["id"] for r in part], "feats": feats, "prompt": prompts, "meta": meta}, path)
-        done = c + len(part)
+        done_n = c + len(part)
         el = time.time() - t0
-        print(f"[{view}] {done}/{len(todo)} replies, {el:.0f}s, eta {el / done * (len(todo) - done):.0f}s", flush=True)
+        print(f"[{view}] {done_n}/{len(todo)} new replies, {el:.0f}s, eta {el / done_n * (len(todo) - done_n):.0f}s",
+              flush=True)
 
 
 def main() -> None:

@@ -30,10 +30,10 @@ ASSETS = ROOT / "assets" / "guardrail"
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--lam-atc", type=float, default=1.0)
+    ap.add_argument("--lam-atc", type=float, default=0.5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--dropout", type=float, default=0.3)
     ap.add_argument("--weight-decay", type=float, default=0.05)
@@ -57,8 +57,8 @@ def main() -> None:
     save_head(head, args.out / "sld_head.pt")
     export_onnx(head, args.out)
     metrics = {
-        "command": "PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
-                   + " ".join(sys.argv[1:]),
+        "command": ("PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
+                    + " ".join(sys.argv[1:])).strip(),
         "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim")},
         "seed": args.seed, "epochs": args.epochs, "best_epoch": info["epoch"], "lr": args.lr,
         "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),

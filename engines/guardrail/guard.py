@@ -174,7 +174,7 @@ class Guardrail:
         eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
         layers = self.cfg.layers
         out = model(input_ids=ids, use_cache=True, output_hidden_states=True)
-        cache = out.past_key_values
+        cache = out.cache
         state = self._init(tap(out.hidden_states, layers)[:, -1])
         nxt = int(out.logits[0, -1].argmax())
         gen: list[int] = []
@@ -183,9 +183,9 @@ class Guardrail:
             if nxt in eos:
                 break
             t0 = time.perf_counter()
-            out = model(input_ids=torch.tensor([[nxt]], device=self.device), past_key_values=cache,
+            out = model(input_ids=torch.tensor([[nxt]], device=self.device), cache=cache,
                         use_cache=True, output_hidden_states=True)
-            cache = out.past_key_values
+            cache = out.cache
             taps = tap(out.hidden_states, layers)[:, -1]
             if self.device.type == "cuda":
                 torch.cuda.synchronize()

@@ -89,7 +89,7 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, 
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped."""
     best = None
     views = sorted({e.view for e in exs})
-    for thr in np.round(np.arange(0.2, 0.96, 0.05), 2):
+    for thr in [*np.round(np.arange(0.2, 0.96, 0.05), 2), 0.97, 0.98, 0.99]:
         for pat in (1, 2, 3, 4, 6):
             reps = {}
             for v in views:
