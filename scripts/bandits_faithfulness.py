@@ -86,8 +86,10 @@ def main() -> None:
              "Fig. 1 linear, adversarial delay", 2000, 20),
             ("linear, stochastic delay (20 runs)", "ref_linear_poly_stochastic_T2000_r20.npz",
              "Fig. 1 linear, stochastic delay", 2000, 20)]
-    ps = sorted(DATA.glob("ref_post-serving_abs_strategic_T*_r*.npz"))
-    if ps:
+    # the post-serving comparison with the most runs (a 1-run file has no std to compare with)
+    ps = sorted(DATA.glob("ref_post-serving_abs_strategic_T*_r*.npz"),
+                key=lambda p: (int(p.stem.split("_r")[-1]), p.stem))
+    if ps and int(ps[-1].stem.split("_r")[-1]) > 1:
         T = int(ps[-1].stem.split("_T")[1].split("_")[0])
         R = int(ps[-1].stem.split("_r")[-1])
         cfgs.append((f"post-serving abs, adversarial (T={T}, {R} runs)", ps[-1].name,

@@ -220,6 +220,17 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
             f"this run would take about {est / 60:.0f} min here (cap {cfg.max_seconds / 60:.0f} "
             f"min): lower T (now {cfg.T}), the number of seeds ({cfg.n_seeds}) or algorithms, "
             + ("or switch to mode='fast'" if cfg.mode == "faithful" else "or d/K"))
+    # The predictor's matmuls are tiny: one intra-op thread is fastest, and on a busy machine
+    # several spinning OpenMP threads can be 10x slower. Restored on exit.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _simulate(cfg, progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _simulate(cfg: SimConfig, progress: Progress | None) -> SimResult:
     t_start = time.perf_counter()
     S, T, d, e = cfg.n_seeds, cfg.T, cfg.d, cfg.e_dim
     tp = true_params(cfg)
