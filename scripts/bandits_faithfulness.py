@@ -65,10 +65,10 @@ def check(name: str, ref: dict, mine: dict, rows: list) -> bool:
 
 
 def curves(ax, ref: dict, mine: dict, title: str) -> None:
-    for k in ref:
+    for k, rk in ref.items():
         c = COLORS.get(k.replace("+PS", ""), "k")
-        t = np.arange(1, ref[k].shape[1] + 1)
-        m, s = ref[k].mean(0), ref[k].std(0)
+        t = np.arange(1, rk.shape[1] + 1)
+        m, s = rk.mean(0), rk.std(0)
         ax.plot(t, m, "--", color=c, lw=1.4)
         ax.fill_between(t, m - s, m + s, color=c, alpha=0.10)
         ax.plot(t, mine[k].mean(0), "-", color=c, lw=1.8, label=k)

@@ -9,11 +9,18 @@ environment factories and ``run_mapping`` (copied as read) into ``ref/`` (git-ig
 
 Runs with one torch thread, like benchmarks/bandits_vs_reference.py runs ours.
 """
-import argparse, json, os, sys, time
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+
 import numpy as np
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ref"))
 import torch
-import experiments as X
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ref"))
+X = importlib.import_module("experiments")  # the reference's, from ref/
 
 ap = argparse.ArgumentParser()
 ap.add_argument("exp"); ap.add_argument("--delay", default="stochastic")
@@ -27,7 +34,8 @@ a = ap.parse_args()
 torch.set_num_threads(a.threads)
 phi = a.phi or ("polynomial" if a.exp == "linear" else "abs")
 e = 0 if a.exp == "linear" else X.post_dim(phi, a.d)
-cfg = dict(d=a.d, K=a.K, corruption_budget=a.C, mean=a.mean, std=a.std, delay_mag=a.mag, delay_type=a.delay)
+cfg = {"d": a.d, "K": a.K, "corruption_budget": a.C, "mean": a.mean, "std": a.std,
+       "delay_mag": a.mag, "delay_type": a.delay}
 t0 = time.perf_counter()
 names, reg = X.run_mapping(a.exp, cfg, a.d, e, a.K, phi, a.T, a.n_runs)
 sec = time.perf_counter() - t0

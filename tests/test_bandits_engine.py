@@ -103,11 +103,11 @@ def _ref_run(cfg: SimConfig, name: str, seed_idx: int = 0):
         ua, ub = U[a], U[b]
         o = 1 if unif[t] < _sig(ua - ub) else 0
         flipped = False
-        if cfg.corruption == "strategic" and corr < cfg.corruption_budget:
-            if (ua > ub and o == 1) or (ub > ua and o == 0):
-                corr += 1
-                o = 1 - o
-                flipped = True
+        favours_better = (ua > ub and o == 1) or (ub > ua and o == 0)
+        if cfg.corruption == "strategic" and corr < cfg.corruption_budget and favours_better:
+            corr += 1
+            o = 1 - o
+            flipped = True
         delay = 0
         if not flipped:
             if cfg.delay == "stochastic":
@@ -370,3 +370,22 @@ def test_csv_round_trip():
     assert set(df["method"]) == {"RCDB", "MaxInP"}
     got = df[(df.method == "RCDB") & (df.run == 1)].sort_values("round")["regret"].to_numpy()
     np.testing.assert_allclose(got, res.regret["RCDB"][1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("mod", ["engines.bandits", "engines.bandits.config", "engines.bandits.envs",
+                                 "engines.bandits.predictor", "engines.bandits.simulate",
+                                 "engines.bandits.experiments"])
+def test_docstring_examples_run(mod):
+    import doctest
+    import importlib
+    res = doctest.testmod(importlib.import_module(mod))
+    assert res.attempted > 0 and res.failed == 0
+
+
+def test_std_ablation_uses_the_reference_seeds():
+    from engines.bandits.experiments import std_ablation
+    out = std_ablation(stds=(0, 50), T=80, n_seeds=2, mode="fast")
+    assert sorted(out) == [0.0, 50.0]
+    assert out[50.0].config.seeds == [542, 642]          # 42 + 10 std + 100 r
+    assert list(out[0.0].regret) == ["RCDP-UCB"]
+    assert out[0.0].diagnostics["RCDP-UCB"]["mean_delay"] > 0

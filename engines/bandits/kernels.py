@@ -266,12 +266,12 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
                     delay = int(math.floor(math.log(u) / math.log(1.0 - q)))  # noqa: RUF046
                 if dt != DELAY_STRATEGIC:
                     delay_total[s] += delay       # rounds of delay applied (a diagnostic here)
-                elif dt == DELAY_STRATEGIC:
-                    if delay_total[s] < prm[P_DELAY_BUDGET] and max(ua, ub) > 0.0:
-                        act = min(prm[P_DELAY_MAG], prm[P_DELAY_BUDGET] - delay_total[s])
-                        if act > 0:
-                            delay_total[s] += act
-                            delay = int(act)
+                elif delay_total[s] < prm[P_DELAY_BUDGET] and max(ua, ub) > 0.0:
+                    # strategic: delay pairs that look good by floor(sqrt(Lambda)) rounds
+                    act = min(prm[P_DELAY_MAG], prm[P_DELAY_BUDGET] - delay_total[s])
+                    if act > 0:
+                        delay_total[s] += act
+                        delay = int(act)
                 delay = min(delay, R - 1)
             # --- queue (ring of arrival buckets; serving order kept inside a bucket)
             arr = t + delay

@@ -30,7 +30,8 @@ class BatchedMLP:
 
     >>> m = BatchedMLP(seeds=[1, 2], d=3, e=2, capacity=8)
     >>> m.add(np.ones((2, 3)), np.zeros((2, 2)), np.ones((2, 3)), np.zeros((2, 2)))
-    >>> m.train_steps(2); m.predict(np.zeros((2, 5, 3))).shape
+    >>> loss = m.train_steps(2)
+    >>> m.predict(np.zeros((2, 5, 3))).shape
     (2, 5, 2)
     """
 
