@@ -210,6 +210,9 @@ def main() -> None:
         for bits in (128, 256):
             results[f"robust{bits}"] = robustness(small, bits, args.rotations_modes, log, extra_attacks=False)
             save()
+    if "robust_large" in only and "robust" not in only:
+        results["robust64_large"] = robustness(large, 64, args.rotations_large, log, extra_attacks=False)
+        save()
     if "fpr" in only:
         results["fpr"] = false_positives(small, args.keys, log)
         save()

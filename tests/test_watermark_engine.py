@@ -304,3 +304,11 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module(f"engines.watermark.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.slow
+def test_psnr_floor_is_respected_with_a_notice():
+    img = im_ops.resize(load("forest"), 0.5)
+    res = embed(img, "hi", "floor-key", WatermarkConfig(psnr_floor=52.0))
+    assert res.psnr >= 52.0
+    assert any("re-embedded at margin" in n for n in res.notes)  # the budget bound: notice given
