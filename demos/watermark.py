@@ -55,10 +55,10 @@ def _need_image(image, what: str) -> np.ndarray:
 
 
 @friendly_errors
-def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray, str]:
+def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray | None, str]:
     """Read an uploaded/example file and make it a usable 2:1 RGB panorama (one engine call)."""
-    if not path:
-        raise ImageFormatError("upload a panorama or pick an example")
+    if not path:  # cleared: nothing to load, nothing to complain about
+        return None, ""
     img, notes = prepare_panorama(path, fit=fit)
     lines = [f"Loaded **{img.shape[1]} x {img.shape[0]} px** RGB panorama."] + [f"Notice: {n}." for n in notes]
     return img, "\n\n".join(lines)

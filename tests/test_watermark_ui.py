@@ -28,6 +28,7 @@ def embedded(loaded):
 def test_load_example(loaded):
     img, info = loaded
     assert img.shape == (512, 1024, 3) and "1024 x 512 px" in info
+    assert ui.load_panorama(None, "refuse") == (None, "")  # clearing the upload is not an error
 
 
 @pytest.mark.slow
