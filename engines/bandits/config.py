@@ -8,7 +8,7 @@ the hardest setting (C = 25, Lambda = 10^4, mu = 100, kappa = 0.25) with explora
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from engines.common.errors import InputError
 
@@ -103,7 +103,10 @@ class SimConfig:
         n_seeds: Independent runs; run r uses seed ``seed_base + 100 r`` like the reference.
         seed_base: None = the reference's per-mapping base seed.
         mode: "faithful" (exact weighted MLE after every arrival, full-batch predictor) or
-            "fast" (exact MLE refits on a geometric schedule, minibatch predictor).
+            "fast" (exact MLE refits on a geometric schedule, minibatch predictor; not from
+            the paper or the reference). In faithful mode the MLE is solved once per round that
+            has arrivals: the reference re-solves to convergence after each arrival from a warm
+            start, so only the round's last solve matters (same curves, see the parity test).
         fast_refit_growth: Fast mode: refit the MLE when the arrived history has grown by this
             fraction since the last refit (refits at every arrival below 100 samples).
         predictor_batch: Fast mode: minibatch size of each predictor Adam step.
@@ -149,7 +152,6 @@ class SimConfig:
     predictor_lr: float = 1e-3
     predictor_epochs: int = 2
     max_seconds: float = MAX_ESTIMATED_SECONDS
-    _names: tuple = field(default=(), init=False, repr=False)
 
     def __post_init__(self) -> None:
         for name in ("d", "K", "T", "n_seeds"):
@@ -239,6 +241,5 @@ class SimConfig:
     def to_dict(self) -> dict:
         """Plain-dict view (for CSV headers, JSON, the UI)."""
         out = asdict(self)
-        out.pop("_names", None)
         out["algorithms"] = list(self.algorithms)
         return out
