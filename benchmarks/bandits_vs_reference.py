@@ -71,6 +71,7 @@ def main() -> None:
     ap.add_argument("--ps-T", type=int, default=1000)
     ap.add_argument("--ps-runs", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--modes", default="faithful,fast", help="our modes to time in the ps case")
     a = ap.parse_args()
     torch.set_num_threads(1)
     DATA.mkdir(parents=True, exist_ok=True)
@@ -94,7 +95,7 @@ def main() -> None:
     if "ps" in cases:
         T, R = a.ps_T, a.ps_runs
         ref_s, ref_reg = run_reference("post-serving", "strategic", T, R, "abs")
-        for mode in ("faithful", "fast"):
+        for mode in a.modes.split(","):
             times, reg = run_ours("Fig. 2 post-serving (abs), adversarial delay", T, R, mode,
                                   1 if mode == "faithful" else a.repeats)
             report["cases"].append({
