@@ -32,6 +32,9 @@ from engines.bandits import (
     sweep_T,
 )
 from engines.common.errors import InputError
+from engines.common.paths import ASSETS_DIR
+
+FIG_DIR = ASSETS_DIR / "bandits"
 
 INTRO = """
 ### Dueling bandits: RCDP-UCB (arXiv 2605.01752, ICML 2026) against four baselines
@@ -263,6 +266,19 @@ def build() -> None:
         sweep_img = gr.Image(format="png", type="pil", label="final regret vs parameter")
         sweep_table = gr.Dataframe(headers=["value", "algorithm", "mean", "std"],
                                    label="sweep results", interactive=False)
+
+    captions = {
+        "faithfulness.png": ("Reference (dashed, +/-1 std) vs this engine in faithful mode "
+                             "(solid), same configurations and run seeds"),
+        "fast_vs_faithful.png": "Final regret: reference vs faithful vs fast mode",
+        "theory.png": "Theory checks: regret vs T (log-log), vs C, vs Lambda",
+    }
+    figs = [(f, cap) for f, cap in captions.items() if (FIG_DIR / f).exists()]
+    if figs:
+        with gr.Accordion("Measured results (figures from scripts/bandits_*.py, committed)",
+                          open=False):
+            for f, cap in figs:
+                gr.Image(value=str(FIG_DIR / f), format="png", label=cap, interactive=False)
 
     controls = [d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                 corruption_budget, algorithms, baselines_ps, mode, exploration]
