@@ -39,6 +39,7 @@ def main() -> None:
     ap.add_argument("--weight-decay", type=float, default=0.05)
     ap.add_argument("--proj-dim", type=int, default=128)
     ap.add_argument("--state-dim", type=int, default=128)
+    ap.add_argument("--layers", default="15,21,30", help="decoder layers the head reads (of 9,15,21,30)")
     ap.add_argument("--out", type=Path, default=ASSETS)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -46,7 +47,8 @@ def main() -> None:
     exs = load_cache(CACHE)
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
-    cfg = GuardConfig(dropout=args.dropout, proj_dim=args.proj_dim, state_dim=args.state_dim)
+    cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
+                      proj_dim=args.proj_dim, state_dim=args.state_dim)
     head, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=args.seed,
                             lam_atc=args.lam_atc, weight_decay=args.weight_decay,
                             log=lambda *a: print(*a, flush=True))
@@ -59,7 +61,7 @@ def main() -> None:
     metrics = {
         "command": ("PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
                     + " ".join(sys.argv[1:])).strip(),
-        "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim")},
+        "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim", "layers")},
         "seed": args.seed, "epochs": args.epochs, "best_epoch": info["epoch"], "lr": args.lr,
         "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},

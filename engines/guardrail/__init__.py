@@ -6,7 +6,7 @@ evolves, and is trained with an Anchored Temporal Consistency (ATC) loss.
 
 >>> from engines.guardrail import GuardConfig
 >>> GuardConfig().layers
-(9, 15, 21)
+(15, 21, 30)
 """
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.guard import Guardrail, RiskTrace, StreamEvent, shared_guardrail

@@ -25,7 +25,7 @@ class GuardConfig:
     """
 
     # --- backbone taps ---
-    layers: tuple[int, ...] = (9, 15, 21)
+    layers: tuple[int, ...] = (15, 21, 30)
     hidden_size: int = 576
     # --- head ---
     proj_dim: int = 256

@@ -34,6 +34,22 @@ class Example:
     prompt: torch.Tensor
 
 
+CACHE_LAYERS = (9, 15, 21, 30)  # the layers scripts/guardrail_data.py stores, in this order
+
+
+def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = CACHE_LAYERS) -> torch.Tensor:
+    """Column indices of ``cfg.layers`` inside a cached feature row.
+
+    >>> columns(GuardConfig(layers=(15, 30), hidden_size=2), hidden=2, cache_layers=(9, 15, 21, 30)).tolist()
+    [2, 3, 6, 7]
+    """
+    missing = [x for x in cfg.layers if x not in cache_layers]
+    if missing:
+        raise ValueError(f"layers {missing} are not in the feature cache {cache_layers}: re-run the data script")
+    return torch.cat([torch.arange(cache_layers.index(x) * hidden, (cache_layers.index(x) + 1) * hidden)
+                      for x in cfg.layers])
+
+
 def load_cache(root: Path) -> list[Example]:
     """Read ``records.jsonl`` and ``feats/*.pt`` under ``root`` into examples."""
     recs = {}
@@ -53,7 +69,7 @@ def load_cache(root: Path) -> list[Example]:
     return out
 
 
-def _batch(exs: list[Example], cols: slice) -> tuple[torch.Tensor, ...]:
+def _batch(exs: list[Example], cols) -> tuple[torch.Tensor, ...]:
     T = max(e.feats.shape[0] for e in exs)
     D = exs[0].feats[:, cols].shape[1]
     x = torch.zeros(len(exs), T, D)
@@ -69,7 +85,7 @@ def _batch(exs: list[Example], cols: slice) -> tuple[torch.Tensor, ...]:
 
 
 @torch.no_grad()
-def head_traces(head: SLDHead, exs: list[Example], cols: slice, batch: int = 64) -> tuple[list[list[float]], list[float]]:
+def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tuple[list[list[float]], list[float]]:
     """Token risks per reply and the final response-level probability, in eval mode."""
     head.eval()
     traces, resp = [], []
@@ -110,9 +126,9 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                weight_decay: float = 1e-4, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
-    >>> cfg = GuardConfig(layers=(1,), hidden_size=4, proj_dim=8, state_dim=8)
+    >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
-    ...               torch.tensor([[1., -1., 1., -1.]] * 3) * (1 - 2 * (i % 2)), torch.zeros(4))
+    ...               torch.tensor([[1., -1., 1., -1.] * 4] * 3) * (1 - 2 * (i % 2)), torch.zeros(16))
     ...       for i in range(8)]
     >>> head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, log=lambda *a: None)
     >>> info["dev_f1"] > 0.9
@@ -120,7 +136,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     """
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    cols = slice(0, cfg.in_dim)
+    cols = columns(cfg, cfg.hidden_size)
     head = SLDHead(cfg)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
@@ -154,7 +170,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
 
 def evaluate(head: SLDHead, exs: list[Example], threshold: float, patience: int) -> dict:
     """Per-view streaming report plus offline response-level F1 (response output >= 0.5)."""
-    cols = slice(0, head.cfg.in_dim)
+    cols = columns(head.cfg, head.cfg.hidden_size)
     traces, resp = head_traces(head, exs, cols)
     out = {}
     for v in sorted({e.view for e in exs}):
