@@ -102,3 +102,16 @@ def test_cache_round_trip_matches_gguf_weights(tmp_path, monkeypatch):
     assert (first.source, second.source) == ("gguf", "cache")
     ids = torch.tensor([[1, 504, 3458, 314, 260, 2]])
     torch.testing.assert_close(first.model(ids).logits, second.model(ids).logits)
+
+
+def test_torch_threads_caps_and_restores_even_on_error():
+    from engines.common.threads import torch_threads
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with torch_threads(1):
+            assert torch.get_num_threads() == 1
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+    with torch_threads(None):
+        assert torch.get_num_threads() == before
