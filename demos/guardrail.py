@@ -13,6 +13,7 @@ import pandas as pd
 from demos.ui import friendly_errors
 from engines.common.errors import InputError
 from engines.guardrail import shared_guardrail
+from engines.guardrail.guard import default_policy
 
 EXAMPLES = [
     ["What is the capital of Australia?", "benign / factual"],
@@ -101,9 +102,10 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
 
 def build() -> None:
     """Add the guardrail tab's components and events (app.py wraps this in a gr.Tab)."""
+    thr0, pat0 = default_policy()
     gr.Markdown(
-        "SmolLM2-135M-Instruct streams its reply while a 0.9 M-parameter **Streaming Latent Dynamics** "
-        "head (PlugGuard / Kelp, arXiv 2510.09694) reads three of its intermediate layers at every "
+        "SmolLM2-135M-Instruct streams its reply while a 0.34 M-parameter **Streaming Latent Dynamics** "
+        "head (PlugGuard / Kelp, arXiv 2510.09694) reads three of its layers (15, 21, 30) at every "
         "token and keeps a GRU memory of the risk. The stream stops the moment `patience` consecutive "
         "tokens reach the threshold; nothing after the stop is shown. Greedy decoding, CPU by default.")
     with gr.Row():
@@ -113,8 +115,9 @@ def build() -> None:
             category = gr.Textbox(label="Example category", interactive=False, visible=False)
             gr.Examples(EXAMPLES, inputs=[prompt, category], label="Example prompts (by category)")
         with gr.Column(scale=2):
-            threshold = gr.Slider(0.05, 0.95, value=0.5, step=0.05, label="Risk threshold (probability)")
-            patience = gr.Slider(1, 10, value=2, step=1, label="Patience (consecutive tokens over threshold)")
+            threshold = gr.Slider(0.05, 0.99, value=thr0, step=0.01,
+                                  label="Risk threshold (probability; default tuned on dev)")
+            patience = gr.Slider(1, 10, value=pat0, step=1, label="Patience (consecutive tokens over threshold)")
             max_new = gr.Slider(8, 128, value=64, step=8, label="Max new tokens")
             backend = gr.Radio(["torch", "onnx"], value="onnx", label="Head backend")
             compare = gr.Checkbox(value=True, label="Also run unguarded after a stop (risk curve and token count only)")

@@ -9,8 +9,8 @@ never installed) and writes, under ``data/guardrail/`` (git-ignored):
 * ``records.jsonl``: one line per reply: view, source, category, prompt, reply token ids, reply
   text, response label, anchor token, split.
 * ``feats/<view>_<chunk>.pt``: float16 hidden-state taps per reply token (layers
-  ``TAPS = (9, 15, 21, 30)``; the head reads the first three, the linear-probe baseline the
-  last) and at the last prompt token.
+  ``TAPS = (9, 15, 21, 30)``; the shipped head reads 15, 21 and 30, the linear-probe baseline
+  30) and at the last prompt token.
 
 Two views (as PlugGuard's benchmark has):
 

@@ -210,3 +210,16 @@ def test_committed_onnx_matches_committed_torch_head():
     r_ort, _, s1_ort = ort_session(ASSET_DIR / "sld_step.onnx").run(None, {"taps": x.numpy(), "state": s.numpy()})
     np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
     np.testing.assert_allclose(s1_ort, s1.numpy(), atol=1e-4, rtol=0)
+
+
+def test_shipped_policy_is_the_dev_picked_one():
+    """The tab's default threshold/patience are those the training script picked on dev."""
+    import json
+
+    from engines.guardrail.guard import default_policy
+
+    if not (ASSET_DIR / "metrics.json").is_file():
+        pytest.skip("no trained head in assets/guardrail yet")
+    m = json.loads((ASSET_DIR / "metrics.json").read_text())
+    assert default_policy() == (m["threshold"], m["patience"])
+    assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters()) <= 5_000_000

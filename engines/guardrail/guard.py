@@ -259,3 +259,17 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
     if key not in _SHARED:
         _SHARED[key] = Guardrail.load(backend=backend, device=device)
     return _SHARED[key]
+
+
+def default_policy(asset_dir: str | Path | None = None) -> tuple[float, int]:
+    """The (threshold, patience) the shipped head was tuned to on dev (read from its config).
+
+    >>> thr, pat = default_policy(); 0 < thr < 1 and pat >= 1        # doctest: +SKIP
+    True
+    """
+    folder = Path(asset_dir) if asset_dir is not None else ASSET_DIR
+    path = folder / "sld_head.pt"
+    if not path.is_file():
+        return GuardConfig().threshold, GuardConfig().patience
+    cfg = torch.load(str(path), map_location="cpu", weights_only=True)["config"]
+    return float(cfg["threshold"]), int(cfg["patience"])
