@@ -416,10 +416,15 @@ def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -
     ver, car = _get_verifier(key, cfg, h, w)
     with torch.no_grad(), _torch_threads(cfg.torch_threads):
         stats = ver(torch.tensor(luminance(image), device=ver.gain.device, dtype=ver.gain.dtype)).cpu().numpy()
-    dec = decode_stats(stats, car, cfg)
+    return verify_result(stats, car, cfg, t0)
+
+
+def verify_result(stats: np.ndarray, carriers: Carriers, config: WatermarkConfig, t0: float) -> VerifyResult:
+    """Carrier statistics (from torch or onnxruntime) -> :class:`VerifyResult`."""
+    dec = decode_stats(stats, carriers, config)
     message = decode_text(dec["scores"]) if dec["detected"] else None
     return VerifyResult(bits=dec["bits"], scores=dec["scores"], message=message, detected=dec["detected"],
-                        z=dec["z"], p_value=dec["p_value"], threshold=cfg.threshold,
+                        z=dec["z"], p_value=dec["p_value"], threshold=config.threshold,
                         seconds=time.perf_counter() - t0)
 
 

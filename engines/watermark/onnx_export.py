@@ -18,11 +18,11 @@ from engines.watermark.core import (
     VerifyResult,
     WatermarkConfig,
     _get_verifier,
-    decode_stats,
+    carriers_for,
     luminance,
+    verify_result,
 )
 from engines.watermark.image import validate_image
-from engines.watermark.payload import decode_text
 
 
 def default_path(key: str, config: WatermarkConfig, height: int, width: int) -> Path:
@@ -78,9 +78,4 @@ def verify_onnx(image: np.ndarray, key: str, config: WatermarkConfig | None = No
     t0 = time.perf_counter()
     cfg = config or WatermarkConfig()
     stats = onnx_stats(image, key, cfg, path)
-    _, car = _get_verifier(key, cfg, image.shape[0], image.shape[1])
-    dec = decode_stats(stats, car, cfg)
-    message = decode_text(dec["scores"]) if dec["detected"] else None
-    return VerifyResult(bits=dec["bits"], scores=dec["scores"], message=message, detected=dec["detected"],
-                        z=dec["z"], p_value=dec["p_value"], threshold=cfg.threshold,
-                        seconds=time.perf_counter() - t0)
+    return verify_result(stats, carriers_for(key, cfg), cfg, t0)
