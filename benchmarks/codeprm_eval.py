@@ -78,13 +78,15 @@ class ProgramLevel:
         self.model = StepScorer(self.cfg)
         self.model.load_state_dict(load_file(str(asset_dir / "program_level.safetensors")))
         self.model.eval()
-        self.lexer = Lexer(self.cfg.vocab_size)
+        vpath = asset_dir / "program_level_vocab.json"
+        self.lexer = Lexer(self.cfg.vocab_size, json.loads(vpath.read_text()) if vpath.is_file() else None)
         self.torch = torch
 
     def risk(self, code: str) -> float:
         f = featurize(code, self.cfg, self.lexer, [Span(1, max(1, len(code.splitlines())))])
         with self.torch.inference_mode():
-            lo, _ = self.model(self.torch.from_numpy(f.ids[None]), self.torch.from_numpy(f.gidx),
+            lo, _ = self.model(self.torch.from_numpy(f.ids[None]), self.torch.from_numpy(f.parts[None]),
+                               self.torch.from_numpy(f.gidx),
                                self.torch.from_numpy(f.last))
         return float(1 / (1 + np.exp(-lo.numpy()[0])))
 
@@ -118,6 +120,8 @@ def cyberseceval(prm: CodePRM) -> dict:
         target = min(cands, key=lambda i: abs(i - mid))
         feats = featurize(code, prm.cfg, prm.lexer)
         probs, _ = prm.step_probs(feats)
+        if prm.cfg.fuse_analysers:
+            probs = prm.fuse(probs, feats, label_findings(code))
         k = next(i for i, s in enumerate(feats.spans) if s.start <= target <= s.end)
         order = list(np.argsort(-probs, kind="stable"))
         top1.append(order[0] == k)
@@ -144,10 +148,13 @@ def main() -> None:
     codes = [it["code"] for it in items]
     y = np.array([int(it["vulnerable"]) for it in items])
     pairs = np.array([it["pair"] for it in items])
-    prm = CodePRM.load("torch")
+    prm = CodePRM.load("torch")  # shipped: model fused with the analysers
+    solo = CodePRM.load("torch", fuse_analysers=False)
     thr = prm.cfg.threshold
     res: dict = {"n_files": len(items), "n_pairs": int(len(np.unique(pairs))), "threshold": thr,
-                 "aggregation": prm.cfg.aggregation, "tau": prm.cfg.tau}
+                 "threshold_model_only": solo.cfg.threshold, "analyser_prob": prm.cfg.analyser_prob,
+                 "aggregation": f"{prm.cfg.aggregation} tau={prm.cfg.tau} k={prm.cfg.top_k}",
+                 "aggregation_model_only": f"{solo.cfg.aggregation} tau={solo.cfg.tau} k={solo.cfg.top_k}"}
     methods: dict[str, dict] = {}
 
     def add(name, scores, flag_thr, prefix_scores=None):
@@ -161,9 +168,11 @@ def main() -> None:
     pre_codes = [prefix(c) for c in codes]
     y_pre = np.array([int(any(ln <= len(p.splitlines()) for ln, _c, rule in it["findings"]
                               if rule.startswith("template:"))) for it, p in zip(items, pre_codes)])
+    solo_scores = [solo.file_risk(c) for c in codes]
+    add("codeprm step PRM, model alone", solo_scores, solo.cfg.threshold, [solo.file_risk(p) for p in pre_codes])
     prm_scores = [prm.file_risk(c) for c in codes]
     prm_pre = [prm.file_risk(p) for p in pre_codes]
-    add("codeprm (step PRM, soft-min)", prm_scores, thr, prm_pre)
+    add("codeprm step PRM + analysers (noisy-OR; shipped)", prm_scores, thr, prm_pre)
     res["prefix50_positives"] = int(y_pre.sum())
     res["prefix50_auroc_with_full_labels"] = float(roc_auc_score(y, prm_pre))
     b = [bandit_score(c) for c in codes]
@@ -186,7 +195,7 @@ def main() -> None:
         f = [i for i in idx if y[i] == 0][0]
         per.setdefault(key, []).append(prm_scores[v] >= thr and prm_scores[f] < thr)
     res["per_template_pair_acc"] = {k: round(float(np.mean(v)), 3) for k, v in sorted(per.items())}
-    res["cyberseceval"] = cyberseceval(prm)
+    res["cyberseceval"] = {"model_alone": cyberseceval(solo), "fused": cyberseceval(prm)}
     res["seconds"] = round(time.time() - t0, 1)
     res["machine"] = f"{platform.machine()} {platform.python_version()}"
     res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -12,7 +12,9 @@ Labels: bandit (in-process, on repaired code, filtered to the CWE families in
 chunks get a template function injected (vulnerable or its fixed twin). Template lines take
 their label from the template; the rest of the chunk from the analysers.
 
-train/val use template variants a/b. The test set is the held-out "generated code" set:
+train uses template variant a, val variant b (so the threshold is calibrated on an idiom the
+model never saw, as test-time code will be), plus composed functions (scripts/codeprm_synth.py)
+in train and, from another part of the seeded stream, in val. The test set is the held-out "generated code" set:
 vulnerable/fixed pairs of the held-out variant c of each family, injected into chunks of test
 packages on which the analysers find nothing (or rendered standalone, imports + function, as an
 assistant would emit), so the pair's two files differ only in the template.
@@ -185,6 +187,7 @@ def main() -> None:
     counts = {}
     tr_tpl = templates("train")
     te_tpl = templates("test")
+    va_tpl = templates("val")
     # train: every host, half with an injected train template (vulnerable or fixed)
     with open(out / "train.jsonl", "w") as fh:
         for i, (pkg, host) in enumerate(hosts["train"]):
@@ -211,7 +214,7 @@ def main() -> None:
             fh.write(json.dumps(make_item(code, "standalone", "train", tpl, vul, bad, span)) + "\n")
         n_syn = write_synth(fh, hosts["train"], "train", args.synth, rng)
     counts["train"] = len(hosts["train"]) + 600 + n_syn
-    for split, tpls, n_pairs in (("val", tr_tpl, args.val_pairs), ("test", te_tpl, args.test_pairs)):
+    for split, tpls, n_pairs in (("val", va_tpl, args.val_pairs), ("test", te_tpl, args.test_pairs)):
         pool = hosts[split]
         rng.shuffle(pool)
         written = 0

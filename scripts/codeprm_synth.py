@@ -10,7 +10,7 @@ the function-level idioms of the held-out template variant "c".
 
     >>> import random
     >>> code, bad, cwe = synth_function(random.Random(0), vulnerable=True)
-    >>> len(bad) == 1 and cwe > 0
+    >>> len(bad) in (1, 2) and cwe > 0
     True
 """
 from __future__ import annotations
@@ -97,6 +97,9 @@ SINKS: dict[int, list[tuple[str, str]]] = {
           ("'%032x' % random.getrandbits(128)", "secrets.token_hex(16)"),
           ("random.SystemRandom().random() if False else random.uniform(0, 1)", "secrets.SystemRandom().random()")],
     798: [("password = '{lit}'", "password = os.environ['APP_PASSWORD']"),
+          ("{secret_name} = '{lit}'", "{secret_name} = os.environ.get('{SECRET_NAME}')"),
+          ("self.{secret_name} = '{lit}'", "self.{secret_name} = config['{secret_name}']"),
+          ("settings = {{'{secret_name}': '{lit}', 'debug': False}}", "settings = {{'{secret_name}': os.environ['{SECRET_NAME}'], 'debug': False}}"),
           ("api_key = '{lit}'", "api_key = os.environ.get('API_KEY')"),
           ("secret_key = '{lit}'", "secret_key = settings.SECRET_KEY"),
           ("auth_token = '{lit}'", "auth_token = keyring.get_password('svc', 'token')"),
@@ -124,6 +127,7 @@ SINKS: dict[int, list[tuple[str, str]]] = {
           ("etree.XMLParser(resolve_entities=True)", "etree.XMLParser(resolve_entities=False, no_network=True)"),
           ("xml.sax.parseString({x}, handler)", "defusedxml.sax.parseString({x}, handler)")],
     918: [("requests.get({x}, timeout=5).text", "requests.get(ALLOWED_URLS[{x}], timeout=5).text"),
+          ("{http}.{verb}({x}, timeout=10)", "{http}.{verb}(SERVICE_URL, params={{'q': {x}}}, timeout=10)"),
           ("requests.post({x}, json=payload, timeout=5)", "requests.post(WEBHOOK_URL, json=payload, timeout=5)"),
           ("urllib.request.urlopen({x}).read()", "urllib.request.urlopen(STATUS_URL).read()"),
           ("httpx.get({x})", "httpx.get(API_BASE + '/status')"),
@@ -193,7 +197,20 @@ def synth_function(rng: random.Random, vulnerable: bool, cwe: int | None = None)
     q_expr = rng.choice([f"\"SELECT * FROM {t} WHERE name = '\" + {cur} + \"'\"", f"f\"DELETE FROM {t} WHERE id = {{{cur}}}\"",
                          f"\"UPDATE {t} SET v = '%s'\" % {cur}", f"\"SELECT id FROM {t} WHERE k = '{{}}'\".format({cur})"])
     b_expr = rng.choice([f"{cur}.encode()", f"{cur}", f"str({cur}).encode('utf-8')"])
-    sink_line = sink.format(x=cur, s=s_expr, q=q_expr, b=b_expr, t=t, w=rng.choice(NAMES), lit=_lit(rng))
+    secret_name = rng.choice(["api", "client", "db", "app", "access", "auth", "private", "admin", "smtp", "aws"]) + "_" + \
+        rng.choice(["secret", "password", "token", "key", "pass", "pwd", "secret_key"])
+    pre = None
+    if cwe == 89 and rng.random() < 0.5:  # the query is built on its own line, then executed
+        qn = rng.choice(["sql", "query", "stmt", "q"])
+        pre = f"{qn} = {q_expr}" if "?" not in sink and "%s'," not in sink and ":v'" not in sink else None
+        if pre:
+            q_expr = qn
+    sink_line = sink.format(x=cur, s=s_expr, q=q_expr, b=b_expr, t=t, w=rng.choice(NAMES), lit=_lit(rng),
+                            http=rng.choice(["requests", "httpx", "session", "client"]),
+                            verb=rng.choice(["get", "post", "put", "delete", "head"]),
+                            secret_name=secret_name, SECRET_NAME=secret_name.upper())
+    if pre:
+        body.append(pre)
     if not sink_line.startswith(("return", "env =")) and "=" not in sink_line.split("(")[0]:
         sink_line = f"{rng.choice(['result', 'out', 'resp', 'obj', 'digest', 'h', 'token', 'tmp'])} = {sink_line}"
     body.append(sink_line)
@@ -207,4 +224,5 @@ def synth_function(rng: random.Random, vulnerable: bool, cwe: int | None = None)
     text = "\n".join(lines) + "\n"
     all_lines = text.splitlines()
     bad_line = next(i + 1 for i in range(len(all_lines) - 1, -1, -1) if all_lines[i].strip() == sink_line.strip())
-    return text, ([bad_line] if vulnerable else []), cwe
+    bad = [bad_line - 1, bad_line] if pre else [bad_line]
+    return text, (bad if vulnerable else []), cwe

@@ -7,7 +7,8 @@ Reads data/codeprm/{train,val}.jsonl (scripts/codeprm_dataset.py). Seed 0, 1 thr
 ``--supervision step`` (the PRM): BCE on every step's label (a step is insecure when a labelled
 line falls in it). ``--supervision file`` (the program-level baseline): the same encoder sees the
 whole file as one step and learns only the file label. The threshold is the one that maximises
-balanced accuracy of the file verdict on the validation split; the test split is never read.
+balanced accuracy of the file verdict on the validation split (scripts/codeprm_calibrate.py, run
+at the end, for the model alone and fused with the analysers); the test split is never read.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from engines.codeprm.config import PRMConfig  # noqa: E402
 from engines.codeprm.engine import aggregate  # noqa: E402
 from engines.codeprm.model import StepScorer, featurize  # noqa: E402
 from engines.codeprm.steps import Span  # noqa: E402
-from engines.codeprm.tokens import Lexer  # noqa: E402
+from engines.codeprm.tokens import Lexer, build_vocab  # noqa: E402
 
 SEED = 0
 
@@ -51,18 +52,20 @@ def collate(batch: list[tuple]):
     T = max(len(f.ids) for f, _, _ in batch)
     B = len(batch)
     ids = np.zeros((B, T), dtype=np.int64)
+    parts = np.zeros((B, T, 3), dtype=np.int64)
     L = max(f.gidx.shape[1] for f, _, _ in batch)
     gidx, last, ys = [], [], []
     for b, (f, y, _) in enumerate(batch):
         n = len(f.ids)
         ids[b, :n] = f.ids
+        parts[b, :n] = f.parts
         g = np.where(f.gidx >= n, B * T, f.gidx + b * T)
         if g.shape[1] < L:
             g = np.pad(g, ((0, 0), (0, L - g.shape[1])), constant_values=B * T)
         gidx.append(g)
         last.append(f.last + b * T)
         ys.append(y)
-    return (torch.from_numpy(ids), torch.from_numpy(np.concatenate(gidx)), torch.from_numpy(np.concatenate(last)),
+    return (torch.from_numpy(ids), torch.from_numpy(parts), torch.from_numpy(np.concatenate(gidx)), torch.from_numpy(np.concatenate(last)),
             torch.from_numpy(np.concatenate(ys)))
 
 
@@ -72,8 +75,8 @@ def predict(model: StepScorer, data: list[tuple], bs: int = 32) -> list[np.ndarr
     with torch.inference_mode():
         for i in range(0, len(data), bs):
             batch = data[i:i + bs]
-            ids, gidx, last, _ = collate(batch)
-            logits, _ = model(ids, gidx, last)
+            ids, parts, gidx, last, _ = collate(batch)
+            logits, _ = model(ids, parts, gidx, last)
             p = torch.sigmoid(logits).numpy()
             k = 0
             for f, _, _ in batch:
@@ -106,9 +109,10 @@ def export_onnx(model: StepScorer, cfg: PRMConfig, path: Path) -> None:
     ids = torch.randint(3, cfg.vocab_size, (1, 200))
     gidx = torch.tensor([[0, 1, 2, 3] + [200] * (cfg.max_step_tokens - 4), list(range(4, 4 + cfg.max_step_tokens))])
     last = torch.tensor([3, 199])
-    torch.onnx.export(model, (ids, gidx, last), str(path), input_names=["ids", "gidx", "last"],
+    parts = torch.randint(0, cfg.vocab_size, (1, 200, 3))
+    torch.onnx.export(model, (ids, parts, gidx, last), str(path), input_names=["ids", "parts", "gidx", "last"],
                       output_names=["logits", "attention"], opset_version=17, dynamo=False,
-                      dynamic_axes={"ids": {1: "T"}, "gidx": {0: "S", 1: "L"}, "last": {0: "S"},
+                      dynamic_axes={"ids": {1: "T"}, "parts": {1: "T"}, "gidx": {0: "S", 1: "L"}, "last": {0: "S"},
                                     "logits": {0: "S"}, "attention": {0: "S", 1: "L"}})
 
 
@@ -122,6 +126,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-minutes", type=float, default=12.0)
+    ap.add_argument("--min-count", type=int, default=5, help="rarer hashed tokens map to UNK")
+    ap.add_argument("--token-dropout", type=float, default=0.05, help="train-time rate of tokens replaced by UNK")
     args = ap.parse_args()
     torch.manual_seed(SEED)
     random.seed(SEED)
@@ -129,12 +135,22 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     whole = args.supervision == "file"
     cfg = PRMConfig(max_step_tokens=2048) if whole else PRMConfig()
-    lexer = Lexer(cfg.vocab_size)
     t0 = time.time()
-    train = prepare(load(Path(args.data) / "train.jsonl"), cfg, lexer, whole)
+    train_items = load(Path(args.data) / "train.jsonl")
+    # vocabulary: token strings seen >= min_count times in train; the rest become UNK, so an
+    # unseen name at test time meets a trained UNK embedding instead of a random hash bucket
+    counter = Lexer(cfg.vocab_size)
+    counter.counts = {}
+    for it in train_items:
+        counter.lex_parts(it["code"])
+    vocab = build_vocab(counter.counts, cfg.vocab_size, args.min_count)
+    lexer = Lexer(cfg.vocab_size, vocab)
+    train = prepare(train_items, cfg, lexer, whole)
     val_items = load(Path(args.data) / "val.jsonl")
     val = prepare(val_items, cfg, lexer, whole)
     pos = float(np.mean(np.concatenate([y for _, y, _ in train])))
+    print(f"vocabulary: {len(vocab)} token strings seen >= {args.min_count} times (of {len(counter.counts)})",
+          flush=True)
     print(f"prepared {len(train)} train / {len(val)} val in {time.time() - t0:.0f}s; positive steps {pos:.3%}",
           flush=True)
     model = StepScorer(cfg)
@@ -153,8 +169,10 @@ def main() -> None:
         rng.shuffle(batches)
         tot = 0.0
         for bi in batches:
-            ids, gidx, last, y = collate([train[i] for i in bi])
-            logits, _ = model(ids, gidx, last)
+            ids, parts, gidx, last, y = collate([train[i] for i in bi])
+            drop = (torch.rand(ids.shape) < args.token_dropout) & (ids >= 3)
+            ids = torch.where(drop, torch.ones_like(ids), ids)
+            logits, _ = model(ids, parts, gidx, last)
             loss = lossf(logits, y)
             opt.zero_grad()
             loss.backward()
@@ -191,6 +209,7 @@ def main() -> None:
     from safetensors.torch import save_file
 
     stem = "model" if not whole else "program_level"
+    (out / ("vocab.json" if not whole else "program_level_vocab.json")).write_text(json.dumps(vocab))
     save_file({n: t.contiguous() for n, t in model.state_dict().items()}, str(out / f"{stem}.safetensors"))
     cal = {"aggregation": agg, "tau": tau, "top_k": k, "threshold": thr, "val_balanced_accuracy": bal,
            "val_file_auroc": a, "n_val": len(val), "supervision": args.supervision, "seed": SEED,
@@ -198,9 +217,12 @@ def main() -> None:
     if whole:
         (out / "program_level.json").write_text(json.dumps({"config": cfg.to_dict(), **cal}, indent=2))
     else:
+        from codeprm_calibrate import calibrate as calibrate_assets
+
         (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
-        (out / "calibration.json").write_text(json.dumps(cal, indent=2))
         export_onnx(model, cfg, out / "model.onnx")
+        training = {k2: v for k2, v in cal.items() if k2 in ("epochs", "train_minutes", "seed", "supervision")}
+        cal = {**cal, **calibrate_assets(out, Path(args.data) / "val.jsonl", training)}
     print(json.dumps({k2: v for k2, v in cal.items() if k2 != "epochs"}), f"total {time.time() - t0:.0f}s")
 
 

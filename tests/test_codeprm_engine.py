@@ -328,3 +328,37 @@ def test_cli_scans_a_folder_and_writes_sarif_without_running_code(tmp_path):
     n = {str(p.as_posix()): len(p.read_text().splitlines()) for p in src.glob("*.py")}
     _check_sarif(log, n)
     assert not marker.exists()
+
+
+# ------------------------------------------------------------------------------ fusion + vocabulary
+def test_fusion_is_a_noisy_or_with_the_analysers(prm_onnx):
+    code = "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n\n\nx = 1\n"
+    feats = featurize(code, prm_onnx.cfg, prm_onnx.lexer)
+    p, _ = prm_onnx.step_probs(feats)
+    fused = prm_onnx.fuse(p, feats, label_findings(code))
+    flagged = [k for k, s in enumerate(feats.spans) if s.start <= 5 <= s.end]
+    a = prm_onnx.cfg.analyser_prob
+    for k in range(len(p)):
+        want = 1 - (1 - p[k]) * (1 - a) if k in flagged else p[k]
+        np.testing.assert_allclose(fused[k], want, rtol=1e-12)
+    r = prm_onnx.scan(code)
+    np.testing.assert_allclose([s.risk for s in r.steps], fused, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose([1 - s.model_score for s in r.steps], p, rtol=1e-9, atol=1e-12)
+
+
+def test_model_alone_mode_uses_its_own_calibration():
+    cal = json.loads((REPO / "assets" / "codeprm" / "calibration.json").read_text())
+    solo = CodePRM.load("onnx", fuse_analysers=False)
+    fused = CodePRM.load("onnx")
+    assert solo.cfg.threshold == pytest.approx(cal["model"]["threshold"])
+    assert fused.cfg.threshold == pytest.approx(cal["fused"]["threshold"])
+    code = examples()["CWE-798 vulnerable"]
+    np.testing.assert_allclose(solo.file_risk(code), solo.file_risk(code, fuse=False))
+
+
+def test_unknown_tokens_map_to_unk_and_unknown_parts_drop():
+    vocab = {"NL": 3, "IND0": 4, "=": 5, "p:secret": 6}
+    ids, _, parts = Lexer(64, vocab).lex_parts("api_secret = load()\n")
+    assert ids.tolist() == [4, 1, 5, 1, 1, 1, 3]
+    assert parts[1].tolist() == [6, 0, 0] and not parts[2:].any()
+    assert PRMConfig().vocab_size > max(CodePRM.load("onnx").vocab.values())

@@ -25,6 +25,10 @@ class PRMConfig:
             validation split by ``scripts/codeprm_train.py``; the shipped value is read from
             ``assets/codeprm/calibration.json``).
         step_threshold: step risk at or above which a step is highlighted as risky.
+        fuse_analysers: combine the model's step risk with the analysers' (bandit + taint) by a
+            noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model alone.
+        analyser_prob: probability that a step the analysers flag is insecure (estimated on the
+            validation split by ``scripts/codeprm_calibrate.py``).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
     """
@@ -43,6 +47,8 @@ class PRMConfig:
     top_k: int = 2
     threshold: float = 0.5
     step_threshold: float = 0.5
+    fuse_analysers: bool = True
+    analyser_prob: float = 0.9
     # --- limits ---
     max_lines: int = 20000
     max_chars: int = 1_000_000
@@ -64,7 +70,7 @@ class PRMConfig:
             raise ValueError(f"tau must be > 0, got {self.tau}")
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {self.top_k}")
-        for name in ("threshold", "step_threshold"):
+        for name in ("threshold", "step_threshold", "analyser_prob"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {v}")

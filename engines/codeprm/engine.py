@@ -61,6 +61,7 @@ class StepResult:
     score: float
     hot_line: int
     findings: list[Finding] = field(default_factory=list)
+    model_score: float | None = None  # the model's own score before fusing with the analysers
 
     @property
     def risk(self) -> float:
@@ -69,6 +70,7 @@ class StepResult:
     def to_dict(self) -> dict:
         return {"index": self.index, "start_line": self.start_line, "end_line": self.end_line, "text": self.text,
                 "score": round(self.score, 6), "risk": round(self.risk, 6), "hot_line": self.hot_line,
+                "model_score": None if self.model_score is None else round(self.model_score, 6),
                 "findings": [f.to_dict() for f in self.findings]}
 
 
@@ -146,12 +148,13 @@ class CodePRM:
     'vulnerable'
     """
 
-    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None) -> None:
+    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None, vocab: dict | None = None) -> None:
         self.cfg = cfg
         self.backend = backend
         self.model = model
         self.session = session
-        self.lexer = Lexer(cfg.vocab_size)
+        self.vocab = vocab
+        self.lexer = Lexer(cfg.vocab_size, vocab)
 
     def __repr__(self) -> str:
         return f"CodePRM(backend={self.backend!r}, cfg={self.cfg!r})"
@@ -171,15 +174,20 @@ class CodePRM:
         except OSError as exc:
             raise ShowcaseError(f"codeprm assets missing in {d}: run scripts/codeprm_train.py") from exc
         cal = d / "calibration.json"
+        fuse = overrides.get("fuse_analysers", cfg_dict.get("fuse_analysers", True))
         if cal.is_file():
             c = json.loads(cal.read_text())
-            cfg_dict.update({k: c[k] for k in ("threshold", "tau", "aggregation", "top_k") if k in c})
+            mode = c.get("fused" if fuse else "model", c)
+            cfg_dict.update({k: mode[k] for k in ("threshold", "tau", "aggregation", "top_k") if k in mode})
+            if "analyser_prob" in c:
+                cfg_dict["analyser_prob"] = c["analyser_prob"]
         cfg_dict.update(overrides)
         cfg = PRMConfig(**cfg_dict)
+        vocab = json.loads((d / "vocab.json").read_text()) if (d / "vocab.json").is_file() else None
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
 
-            return cls(cfg, "onnx", session=ort_session(d / "model.onnx"))
+            return cls(cfg, "onnx", session=ort_session(d / "model.onnx"), vocab=vocab)
         import torch
         from safetensors.torch import load_file
 
@@ -188,19 +196,21 @@ class CodePRM:
         model = StepScorer(cfg)
         model.load_state_dict(load_file(str(d / "model.safetensors")))
         model.eval()
-        return cls(cfg, "torch", model=model)
+        return cls(cfg, "torch", model=model, vocab=vocab)
 
     # ------------------------------------------------------------------ scoring
     def step_probs(self, feats: Features) -> tuple[np.ndarray, np.ndarray]:
         """Per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
         ids = feats.ids[None, :]
         if self.backend == "onnx":
-            logits, w = self.session.run(None, {"ids": ids, "gidx": feats.gidx, "last": feats.last})
+            logits, w = self.session.run(None, {"ids": ids, "parts": feats.parts[None], "gidx": feats.gidx,
+                                                "last": feats.last})
         else:
             import torch
 
             with torch.inference_mode():
-                lt, wt = self.model(torch.from_numpy(ids), torch.from_numpy(feats.gidx), torch.from_numpy(feats.last))
+                lt, wt = self.model(torch.from_numpy(ids), torch.from_numpy(feats.parts[None]),
+                                    torch.from_numpy(feats.gidx), torch.from_numpy(feats.last))
             logits, w = lt.numpy(), wt.numpy()
         return 1.0 / (1.0 + np.exp(-logits.astype(np.float64))), w
 
@@ -232,7 +242,9 @@ class CodePRM:
         """
         code = self._check(code)
         feats = featurize(code, self.cfg, self.lexer)
-        probs, att = self.step_probs(feats)
+        model_probs, att = self.step_probs(feats)
+        found = label_findings(code) if analysers or self.cfg.fuse_analysers else []
+        probs = self.fuse(model_probs, feats, found) if self.cfg.fuse_analysers else model_probs
         risk, weights = aggregate(probs, self.cfg)
         syntax_error = None
         try:
@@ -242,7 +254,8 @@ class CodePRM:
                 syntax_error = f"line {exc.lineno}: {exc.msg}"
         except (ValueError, RecursionError, MemoryError) as exc:
             syntax_error = str(exc)
-        found = label_findings(code) if analysers else []
+        if not analysers:
+            found = []
         lines = code.splitlines()
         steps = []
         for k, sp in enumerate(feats.spans):
@@ -258,16 +271,31 @@ class CodePRM:
                 msg = (CWE_INFO.get(cwe, "Risky pattern") if cwe else "The model scores this step as risky") + \
                     f" (model, step risk {p:.2f}; no analyser rule matched)"
                 fs = [Finding(hot, cwe, "codeprm:model", msg, "model")]
-            steps.append(StepResult(k, sp.start, sp.end, "\n".join(lines[sp.start - 1: sp.end]), 1.0 - p, hot, fs))
+            steps.append(StepResult(k, sp.start, sp.end, "\n".join(lines[sp.start - 1: sp.end]), 1.0 - p, hot, fs,
+                                    1.0 - float(model_probs[k])))
         order = np.argsort(-weights)[:3]
         drivers = [int(i) for i in order if probs[i] >= 0.5 * max(risk, 1e-9)]
         verdict = "vulnerable" if risk >= self.cfg.threshold else "safe"
         return ScanResult(steps, risk, verdict, self.cfg.threshold, drivers, partial, syntax_error, len(lines), path)
 
-    def file_risk(self, code: str) -> float:
-        """Aggregate risk of ``code`` from the model alone (no analysers); for evaluation."""
+    def fuse(self, probs: np.ndarray, feats: Features, found: list[Finding]) -> np.ndarray:
+        """Noisy-OR of the model's step risks with the analysers' flags (a flagged step has risk
+        at least ``analyser_prob``): p = 1 - (1 - p_model) * (1 - analyser_prob * flagged)."""
+        flagged = np.zeros(len(feats.spans))
+        starts = np.array([s.start for s in feats.spans])
+        for f in found:
+            k = int(np.searchsorted(starts, f.line, side="right")) - 1
+            if k >= 0 and feats.spans[k].start <= f.line <= feats.spans[k].end:
+                flagged[k] = 1.0
+        return 1.0 - (1.0 - probs) * (1.0 - self.cfg.analyser_prob * flagged)
+
+    def file_risk(self, code: str, fuse: bool | None = None) -> float:
+        """Aggregate risk of ``code`` (model alone, or fused with the analysers); for evaluation."""
         code = self._check(code)
-        probs, _ = self.step_probs(featurize(code, self.cfg, self.lexer))
+        feats = featurize(code, self.cfg, self.lexer)
+        probs, _ = self.step_probs(feats)
+        if self.cfg.fuse_analysers if fuse is None else fuse:
+            probs = self.fuse(probs, feats, label_findings(code))
         return aggregate(probs, self.cfg)[0]
 
     # ------------------------------------------------------------------ ranking
@@ -275,8 +303,9 @@ class CodePRM:
         """Rank candidate continuations of ``prefix`` by mean step reward (no length bias).
 
         The reward of a candidate is the mean over its own steps (scored in the context of the
-        prefix) of log r_i, r_i the step security score: the cumulative step reward divided
-        by the number of steps, so long and short continuations compete fairly.
+        prefix) of log r_i, r_i the step security score (fused with the analysers when the
+        config says so): the cumulative step reward divided by the number of steps, so long and
+        short continuations compete fairly.
 
         >>> prm = CodePRM.load()                                          # doctest: +SKIP
         >>> prm.rank("import subprocess\\n", ["subprocess.run(cmd, shell=True)",
@@ -298,6 +327,8 @@ class CodePRM:
             code = self._check(base + cand)
             feats = featurize(code, self.cfg, self.lexer)
             probs, _ = self.step_probs(feats)
+            if self.cfg.fuse_analysers:
+                probs = self.fuse(probs, feats, label_findings(code))
             own = [k for k, sp in enumerate(feats.spans) if sp.end > n_prefix]
             p = probs[own] if own else probs[-1:]
             r = np.clip(1.0 - p, 1e-6, 1.0)
@@ -312,7 +343,7 @@ class CodePRM:
 
     def with_config(self, **changes) -> "CodePRM":
         """A copy with some config fields changed (same weights)."""
-        new = CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session)
+        new = CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab)
         return new
 
 

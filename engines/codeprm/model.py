@@ -26,7 +26,7 @@ class StepScorer(nn.Module):
 
     >>> m = StepScorer(PRMConfig())
     >>> ids = torch.randint(3, 100, (1, 12)); gidx = torch.tensor([[0, 1, 2, 12], [3, 4, 5, 6]])
-    >>> m(ids, gidx, torch.tensor([2, 6]))[0].shape
+    >>> m(ids, torch.zeros(1, 12, 3, dtype=torch.long), gidx, torch.tensor([2, 6]))[0].shape
     torch.Size([2])
     """
 
@@ -48,9 +48,9 @@ class StepScorer(nn.Module):
         n = sum(p.numel() for p in self.parameters())
         return f"StepScorer(params={n}, embed={self.emb.embedding_dim}, hidden={self.hidden})"
 
-    def features(self, ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) token ids -> (B, T, hidden + embed) causal token features."""
-        x = self.emb(ids).transpose(1, 2)                          # (B, E, T)
+    def features(self, ids: torch.Tensor, parts: torch.Tensor) -> torch.Tensor:
+        """(B, T) token ids and (B, T, 3) word-part ids -> (B, T, hidden + embed) causal features."""
+        x = (self.emb(ids) + self.emb(parts).sum(2)).transpose(1, 2)   # (B, E, T)
         for conv in self.convs:
             pad = (self.k - 1) * conv.dilation[0]
             x = x + F.relu(conv(F.pad(x, (pad, 0))))
@@ -59,13 +59,14 @@ class StepScorer(nn.Module):
         hseq = F.relu(self.mix(torch.cat([x, mem], dim=1)))
         return torch.cat([hseq, x], dim=1).transpose(1, 2)         # (B, T, H + E)
 
-    def forward(self, ids: torch.Tensor, gidx: torch.Tensor, last: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, ids: torch.Tensor, parts: torch.Tensor, gidx: torch.Tensor,
+                last: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Step logits (S,) and attention weights (S, L).
 
         ``gidx`` (S, L) holds indices into the flattened (B*T) tokens of each step's tokens,
         padded with B*T; ``last`` (S,) the flat index of each step's last token.
         """
-        f = self.features(ids)
+        f = self.features(ids, parts)
         f = f.reshape(-1, self.fdim)
         f = torch.cat([f, torch.zeros(1, self.fdim, dtype=f.dtype)], dim=0)
         g = f[gidx]                                                # (S, L, F)
@@ -83,6 +84,7 @@ class Features:
     """Model inputs for one piece of code, plus what is needed to map results back to lines."""
 
     ids: np.ndarray      # (T,) int64
+    parts: np.ndarray    # (T, 3) int64 word parts of identifiers (0 = none)
     lines: np.ndarray    # (T,) int64 line of each token
     spans: list[Span]
     gidx: np.ndarray     # (S, L) int64, padded with T
@@ -96,7 +98,7 @@ def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None 
     >>> len(f.spans), f.gidx.shape[0], int(f.last[-1]) == len(f.ids) - 1
     (2, 2, True)
     """
-    ids, lines = lexer.lex(code)
+    ids, lines, parts = lexer.lex_parts(code)
     if spans is None:
         spans = split_steps(code, cfg.max_step_lines)
     T = len(ids)
@@ -115,4 +117,4 @@ def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None 
         n = min(b - a, L)
         gidx[s, :n] = np.arange(a, a + n)
         last[s] = b - 1
-    return Features(ids, lines, spans, gidx, last)
+    return Features(ids, parts, lines, spans, gidx, last)

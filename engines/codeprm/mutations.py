@@ -4,8 +4,9 @@ Each template is a small function in one of 13 CWE families, written twice: vuln
 fixed. Lines ending in ``#!V`` are the vulnerable ones (the label); the marker is removed when
 rendering. Placeholders ``{f}`` (function name), ``{v}`` (a variable) and ``{t}`` (a table or
 file stem) are filled with names drawn by a seeded RNG. Variants "a" and "b" of each family
-are for training and validation; variant "c" is held out for the test set (a different idiom
-of the same weakness, so the test measures generalisation beyond the training templates).
+is for training, variant "b" for validation (threshold calibration on an idiom the model has not
+seen) and variant "c" is held out for the test set (a different idiom of the same weakness, so
+the test measures generalisation beyond the training templates).
 '''
 from __future__ import annotations
 
@@ -462,14 +463,15 @@ _TAB = ["users", "orders", "items", "accounts", "events", "sessions", "logs", "f
 
 
 def templates(split: str) -> list[Template]:
-    """Templates of a split: "train" (variants a, b) or "test" (variant c, held out).
+    """Templates of a split: "train" (variant a), "val" (variant b) or "test" (variant c).
 
-    >>> len(templates("train")), len(templates("test")), len(FAMILIES)
-    (26, 13, 13)
+    >>> len(templates("train")), len(templates("val")), len(templates("test")), len(FAMILIES)
+    (13, 13, 13, 13)
     """
-    if split not in ("train", "test"):
-        raise ValueError("split must be 'train' or 'test'")
-    return [t for t in TEMPLATES if (t.variant == "c") == (split == "test")]
+    variant = {"train": "a", "val": "b", "test": "c"}.get(split)
+    if variant is None:
+        raise ValueError("split must be 'train', 'val' or 'test'")
+    return [t for t in TEMPLATES if t.variant == variant]
 
 
 def render(t: Template, vulnerable: bool, rng: random.Random) -> tuple[str, str, list[int]]:

@@ -3,8 +3,11 @@
 Identifiers, operators and keywords become one token each; a string literal becomes a
 STR marker, its prefix letters, up to eight lower-cased words/symbols of its content and an
 end marker (so ``"SELECT ... %s"`` or ``"/tmp/x"`` stay visible to the model); numbers become
-NUM; comments are dropped; every line starts with an indentation-depth token. Ids are CRC32
-hashes into ``vocab_size`` buckets, so the vocabulary needs no file.
+NUM; comments are dropped; every line starts with an indentation-depth token. An identifier made
+of several words (``api_secret``, ``getUserName``) also carries up to three word-part ids, so a
+name never seen in training still shares parts (``secret``) with names that were. Ids are CRC32
+hashes into ``vocab_size`` buckets, or, once trained, ids from a vocabulary of the token strings
+seen at least a few times in the training split (``assets/codeprm/vocab.json``; others -> UNK).
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ _RESERVED = 3
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUM = re.compile(r"\d[\w.]*")
 _OPS = re.compile(r"\*\*=?|//=?|->|:=|[=!<>]=|<<=?|>>=?|[-+*/%&|^@]=|[()\[\]{}:;,.~+\-*/%&|^<>=@!]")
-_WORD = re.compile(r"[a-z_]+|[%{}/<>*=?$;]")
+_WORD = re.compile(r"[a-z_][a-z0-9_]*|[%{}/<>*=?$;]")
+_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+N_PARTS = 3
 _STR_PREFIX = re.compile(r"([rRbBuUfF]{1,2})?('''|\"\"\"|'|\")")
 
 
@@ -30,22 +35,46 @@ class Lexer:
     True
     """
 
-    def __init__(self, vocab_size: int = 16384) -> None:
+    def __init__(self, vocab_size: int = 16384, vocab: dict[str, int] | None = None) -> None:
         self.vocab_size = vocab_size
         self._cache: dict[str, int] = {}
+        # With a vocabulary (token strings seen often in training -> id), every other token is
+        # UNK and every other word part is dropped; without one, ids are CRC32 hashes.
+        self.vocab = vocab
+        if vocab is not None and vocab and max(vocab.values()) >= vocab_size:
+            raise ValueError("vocabulary ids must be < vocab_size")
+        self.counts: dict[str, int] | None = None  # set to {} to count token strings (training)
 
     def tid(self, s: str) -> int:
-        """Hashed id of token string ``s``."""
+        """Id of token string ``s`` (vocabulary id, UNK, or hash; 0 for an unknown word part)."""
+        if self.counts is not None:
+            self.counts[s] = self.counts.get(s, 0) + 1
         v = self._cache.get(s)
         if v is None:
-            v = _RESERVED + zlib.crc32(s.encode("utf-8", "replace")) % (self.vocab_size - _RESERVED)
+            if self.vocab is not None:
+                v = self.vocab.get(s, 0 if s.startswith("p:") else UNK)
+            else:
+                v = _RESERVED + zlib.crc32(s.encode("utf-8", "replace")) % (self.vocab_size - _RESERVED)
             if len(self._cache) < 500_000:
                 self._cache[s] = v
         return v
 
     def lex(self, code: str) -> tuple[np.ndarray, np.ndarray]:
         """Token ids and their 1-based line numbers; every non-blank line gets >= 1 token."""
+        ids, lines, _ = self.lex_parts(code)
+        return ids, lines
+
+    def parts_of(self, name: str) -> list[int]:
+        """Hashed word-part ids of an identifier with two or more parts (else [])."""
+        ps = [m.lower() for m in _PART.findall(name)]
+        if len(ps) < 2:
+            return []
+        return [i for i in (self.tid("p:" + q) for q in ps[:N_PARTS]) if i]
+
+    def lex_parts(self, code: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Like :meth:`lex`, plus (T, 3) word-part ids of each token (0 = none)."""
         ids: list[int] = []
+        parts: dict[int, list[int]] = {}
         lines: list[int] = []
         tid = self.tid
         n = len(code)
@@ -98,6 +127,9 @@ class Lexer:
                 continue
             m = _NAME.match(code, pos)
             if m:
+                ps = self.parts_of(m.group(0))
+                if ps:
+                    parts[len(ids)] = ps
                 ids.append(tid(m.group(0)))
                 lines.append(line)
                 pos = m.end()
@@ -120,7 +152,20 @@ class Lexer:
         if not at_line_start:
             ids.append(tid("NL"))
             lines.append(line)
-        return np.asarray(ids, dtype=np.int64), np.asarray(lines, dtype=np.int64)
+        part_arr = np.zeros((len(ids), N_PARTS), dtype=np.int64)
+        for i, ps in parts.items():
+            part_arr[i, : len(ps)] = ps
+        return np.asarray(ids, dtype=np.int64), np.asarray(lines, dtype=np.int64), part_arr
+
+
+def build_vocab(counts: dict[str, int], vocab_size: int, min_count: int = 5) -> dict[str, int]:
+    """Token strings seen >= ``min_count`` times, most frequent first, as ids 3..vocab_size-1.
+
+    >>> build_vocab({"x": 9, "y": 2, "z": 5}, 100)
+    {'x': 3, 'z': 4}
+    """
+    keep = sorted((s for s, c in counts.items() if c >= min_count), key=lambda s: (-counts[s], s))
+    return {s: _RESERVED + i for i, s in enumerate(keep[: vocab_size - _RESERVED])}
 
 
 def _find_str_end(code: str, start: int, q: str) -> int:

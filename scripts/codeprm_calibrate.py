@@ -1,0 +1,95 @@
+"""Calibrate codeprm's verdict on the validation split (never on test or CyberSecEval).
+
+    PYTHONPATH=. .venv/bin/python scripts/codeprm_calibrate.py   # rewrites assets/codeprm/calibration.json
+
+For two modes, the model alone and the model fused with the analysers (noisy-OR, see
+``CodePRM.fuse``), it picks the risk-sensitive aggregation (soft minimum with tau in
+{0.02, 0.05, 0.1, 0.2}, or top-k mean with k in {1, 2, 3}) with the best file-level AUROC on
+val, then the threshold with the best balanced accuracy. ``analyser_prob`` is the fraction of
+val steps flagged by the analysers that are labelled insecure. Run by codeprm_train.py at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engines.codeprm.config import PRMConfig  # noqa: E402
+from engines.codeprm.engine import CodePRM, aggregate  # noqa: E402
+from engines.codeprm.labels import label_findings  # noqa: E402
+from engines.codeprm.model import featurize  # noqa: E402
+
+AGGREGATIONS = [("softmin", t, 2) for t in (0.02, 0.05, 0.1, 0.2)] + [("topk", 0.05, k) for k in (1, 2, 3)]
+
+
+def balanced_threshold(risks: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """Threshold with the best balanced accuracy (ties: the lowest), and that accuracy."""
+    best = (0.5, -1.0)
+    for t in np.unique(risks):
+        pred = risks >= t
+        bal = 0.5 * (pred[labels == 1].mean() + (~pred[labels == 0]).mean())
+        if bal > best[1] + 1e-12:
+            best = (float(t), float(bal))
+    return best
+
+
+def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None) -> dict:
+    prm = CodePRM.load("torch", asset_dir=asset_dir, fuse_analysers=False)
+    items = [json.loads(line) for line in open(val_path)]
+    per_file, flagged_labels = [], []
+    for it in items:
+        code = it["code"]
+        feats = featurize(code, prm.cfg, prm.lexer)
+        p, _ = prm.step_probs(feats)
+        bad = {ln for ln, _c, _r in it["findings"]}
+        y = np.array([any(s.start <= b <= s.end for b in bad) for s in feats.spans])
+        found = label_findings(code)
+        flag = np.array([any(s.start <= f.line <= s.end for f in found) for s in feats.spans])
+        flagged_labels += y[flag].tolist()
+        per_file.append((p, feats, found, float(bool(bad))))
+    labels = np.array([f[3] for f in per_file])
+    analyser_prob = float(np.clip(np.mean(flagged_labels) if flagged_labels else 0.5, 0.05, 0.99))
+    out = {"analyser_prob": analyser_prob, "n_val_files": len(items), "n_val_flagged_steps": len(flagged_labels),
+           "split": str(val_path)}
+    for mode in ("model", "fused"):
+        best = None
+        for agg, tau, k in AGGREGATIONS:
+            cfg = PRMConfig(**{**prm.cfg.to_dict(), "aggregation": agg, "tau": tau, "top_k": k,
+                               "analyser_prob": analyser_prob})
+            fused = prm.with_config(analyser_prob=analyser_prob)
+            risks = []
+            for p, feats, found, _ in per_file:
+                q = fused.fuse(p, feats, found) if mode == "fused" else p
+                risks.append(aggregate(q, cfg)[0])
+            risks = np.array(risks)
+            a = float(roc_auc_score(labels, risks))
+            if best is None or a > best["val_file_auroc"] + 1e-9:
+                thr, bal = balanced_threshold(risks, labels)
+                best = {"aggregation": agg, "tau": tau, "top_k": k, "threshold": thr,
+                        "val_file_auroc": a, "val_balanced_accuracy": bal}
+        out[mode] = best
+    if training is not None:
+        out["training"] = training
+    (asset_dir / "calibration.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--assets", default="assets/codeprm")
+    ap.add_argument("--val", default="data/codeprm/val.jsonl")
+    args = ap.parse_args()
+    d = Path(args.assets)
+    old = json.loads((d / "calibration.json").read_text()) if (d / "calibration.json").is_file() else {}
+    training = old.get("training") or {k: v for k, v in old.items() if k in ("epochs", "train_minutes", "seed", "supervision")}
+    res = calibrate(d, Path(args.val), training)
+    print(json.dumps({k: v for k, v in res.items() if k != "training"}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
