@@ -115,3 +115,16 @@ def test_torch_threads_caps_and_restores_even_on_error():
     assert torch.get_num_threads() == before
     with torch_threads(None):
         assert torch.get_num_threads() == before
+
+
+def test_torch_threads_overlapping_caps_restore_the_original():
+    from engines.common.threads import torch_threads
+
+    before = torch.get_num_threads()
+    a, b = torch_threads(1), torch_threads(1)
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)
+    assert torch.get_num_threads() == 1, "b still holds the cap"
+    b.__exit__(None, None, None)
+    assert torch.get_num_threads() == before

@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
 from engines.bandits import kernels as kn
 from engines.bandits.config import SimConfig, parse_algorithm
 from engines.bandits.envs import CHUNK, Streams, apply_phi, max_delay, true_params
 from engines.bandits.predictor import BatchedMLP
 from engines.common.errors import InputError
+from engines.common.threads import torch_threads
 
 Progress = Callable[[float, str], None]
 
@@ -222,12 +222,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
             + ("or switch to mode='fast'" if cfg.mode == "faithful" else "or d/K"))
     # The predictor's matmuls are tiny: one intra-op thread is fastest, and on a busy machine
     # several spinning OpenMP threads can be 10x slower. Restored on exit.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         return _simulate(cfg, progress)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _simulate(cfg: SimConfig, progress: Progress | None) -> SimResult:
@@ -299,7 +295,3 @@ def _simulate(cfg: SimConfig, progress: Progress | None) -> SimResult:
     return SimResult(cfg, {lr.name: lr.regret for lr in learners},
                      time.perf_counter() - t_start, diag, _exploration_label(cfg))
 
-
-def set_threads(n: int = 1) -> None:
-    """Limit torch's intra-op threads (the predictor's small matmuls gain little from more)."""
-    torch.set_num_threads(n)

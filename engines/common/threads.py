@@ -2,7 +2,9 @@
 
 On a small shared CPU, torch's OpenMP pool spins and fights other work; small tensor
 programs (the watermark optimiser, the bandit predictor) run several times faster on one
-thread. The cap is process-global in torch, so it is taken under a lock and restored after.
+thread. torch's thread count is process-global, so overlapping caps (two tabs at once) are
+reference-counted: the first one in saves the old value, the last one out restores it, and no
+caller waits for another.
 """
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from collections.abc import Iterator
 
 import torch
 
-_LOCK = threading.RLock()
+_LOCK = threading.Lock()
+_ACTIVE = 0
+_SAVED: int | None = None
 
 
 @contextlib.contextmanager
@@ -26,13 +30,20 @@ def torch_threads(n: int | None) -> Iterator[None]:
     >>> torch.get_num_threads() == before
     True
     """
+    global _ACTIVE, _SAVED
     if n is None:
         yield
         return
     with _LOCK:
-        old = torch.get_num_threads()
+        if _ACTIVE == 0:
+            _SAVED = torch.get_num_threads()
+        _ACTIVE += 1
         torch.set_num_threads(n)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(old)
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _ACTIVE -= 1
+            if _ACTIVE == 0 and _SAVED is not None:
+                torch.set_num_threads(_SAVED)
+                _SAVED = None
