@@ -31,10 +31,10 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engines.codeprm.engine import CodePRM  # noqa: E402
-from engines.codeprm.labels import bandit_raw, label_findings  # noqa: E402
-from engines.codeprm.model import featurize  # noqa: E402
-from engines.codeprm.steps import Span, split_steps  # noqa: E402
+from engines.codeprm.engine import CodePRM
+from engines.codeprm.labels import bandit_raw, label_findings
+from engines.codeprm.model import featurize
+from engines.codeprm.steps import Span
 
 CSE = Path(__file__).resolve().parents[2] / "shared" / "codesec" / "cyberseceval_python.jsonl"
 _W = {"LOW": 1, "MEDIUM": 2, "HIGH": 3, "UNDEFINED": 0}
@@ -151,7 +151,7 @@ def main() -> None:
     prm = CodePRM.load("torch")  # shipped: model fused with the analysers
     solo = CodePRM.load("torch", fuse_analysers=False)
     thr = prm.cfg.threshold
-    res: dict = {"n_files": len(items), "n_pairs": int(len(np.unique(pairs))), "threshold": thr,
+    res: dict = {"n_files": len(items), "n_pairs": len(np.unique(pairs)), "threshold": thr,
                  "threshold_model_only": solo.cfg.threshold, "analyser_prob": prm.cfg.analyser_prob,
                  "aggregation": f"{prm.cfg.aggregation} tau={prm.cfg.tau} k={prm.cfg.top_k}",
                  "aggregation_model_only": f"{solo.cfg.aggregation} tau={solo.cfg.tau} k={solo.cfg.top_k}"}

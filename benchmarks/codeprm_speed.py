@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engines.codeprm.engine import CodePRM  # noqa: E402
-from engines.codeprm.model import featurize  # noqa: E402
+from engines.codeprm.engine import CodePRM
+from engines.codeprm.model import featurize
 
 
 def corpus(max_lines: int) -> list[str]:
@@ -86,8 +86,9 @@ def main() -> None:
         print(name, json.dumps(res["settings"][name]), flush=True)
     # the SmolLM2 alternative: backbone forward only over 512-token windows
     try:
-        from engines.common.backbone import random_backbone
         from transformers import AutoTokenizer  # noqa: F401
+
+        from engines.common.backbone import random_backbone
 
         bb = random_backbone(device="cpu")
         text = "\n".join(files)

@@ -25,7 +25,7 @@ _FIRST = "CWE-78 vulnerable"
 _FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
 
 
-def _png(fig) -> "np.ndarray":
+def _png(fig) -> np.ndarray:
     from PIL import Image
 
     buf = io.BytesIO()
@@ -37,7 +37,7 @@ def _png(fig) -> "np.ndarray":
     return np.asarray(Image.open(buf).convert("RGB"))
 
 
-def _plot(scan: dict) -> "np.ndarray":
+def _plot(scan: dict) -> np.ndarray:
     import matplotlib
 
     matplotlib.use("Agg")

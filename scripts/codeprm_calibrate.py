@@ -19,10 +19,10 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engines.codeprm.config import PRMConfig  # noqa: E402
-from engines.codeprm.engine import CodePRM, aggregate  # noqa: E402
-from engines.codeprm.labels import label_findings  # noqa: E402
-from engines.codeprm.model import featurize  # noqa: E402
+from engines.codeprm.config import PRMConfig
+from engines.codeprm.engine import CodePRM, aggregate
+from engines.codeprm.labels import label_findings
+from engines.codeprm.model import featurize
 
 AGGREGATIONS = [("softmin", t, 2) for t in (0.02, 0.05, 0.1, 0.2)] + [("topk", 0.05, k) for k in (1, 2, 3)]
 

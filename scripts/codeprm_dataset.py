@@ -32,9 +32,16 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engines.codeprm.labels import label_findings  # noqa: E402
-from codeprm_synth import synth_function  # noqa: E402
-from engines.codeprm.mutations import FAMILIES, inject, inject_statement, render, templates  # noqa: E402
+from codeprm_synth import synth_function
+
+from engines.codeprm.labels import label_findings
+from engines.codeprm.mutations import (
+    FAMILIES,
+    inject,
+    inject_statement,
+    render,
+    templates,
+)
 
 SEED = 0
 SKIP_DIRS = {"test", "tests", "idle_test", "__pycache__", "testing", "_vendor", "vendored", "site-packages"}

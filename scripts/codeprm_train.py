@@ -23,11 +23,11 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engines.codeprm.config import PRMConfig  # noqa: E402
-from engines.codeprm.engine import aggregate  # noqa: E402
-from engines.codeprm.model import StepScorer, featurize  # noqa: E402
-from engines.codeprm.steps import Span  # noqa: E402
-from engines.codeprm.tokens import Lexer, build_vocab  # noqa: E402
+from engines.codeprm.config import PRMConfig
+from engines.codeprm.engine import aggregate
+from engines.codeprm.model import StepScorer, featurize
+from engines.codeprm.steps import Span
+from engines.codeprm.tokens import Lexer, build_vocab
 
 SEED = 0
 

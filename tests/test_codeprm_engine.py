@@ -13,8 +13,17 @@ import numpy as np
 import pytest
 import torch
 
-from engines.codeprm import (CodePRM, CodeTooLarge, EmptyCode, PRMConfig, aggregate, examples, label_findings,
-                             split_steps, to_sarif)
+from engines.codeprm import (
+    CodePRM,
+    CodeTooLarge,
+    EmptyCode,
+    PRMConfig,
+    aggregate,
+    examples,
+    label_findings,
+    split_steps,
+    to_sarif,
+)
 from engines.codeprm.labels import bandit_raw, repair, taint_findings
 from engines.codeprm.model import featurize
 from engines.codeprm.mutations import TEMPLATES, inject, render
@@ -340,7 +349,7 @@ def test_fusion_is_a_noisy_or_with_the_analysers(prm_onnx):
     a = prm_onnx.cfg.analyser_prob
     for k in range(len(p)):
         want = 1 - (1 - p[k]) * (1 - a) if k in flagged else p[k]
-        np.testing.assert_allclose(fused[k], want, rtol=1e-12)
+        np.testing.assert_allclose(fused[k], want, rtol=1e-12, atol=1e-12)
     r = prm_onnx.scan(code)
     np.testing.assert_allclose([s.risk for s in r.steps], fused, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose([1 - s.model_score for s in r.steps], p, rtol=1e-9, atol=1e-12)

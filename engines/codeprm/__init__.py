@@ -5,11 +5,36 @@
 2
 """
 from engines.codeprm.config import PRMConfig
-from engines.codeprm.engine import (CodePRM, CodeTooLarge, EmptyCode, ScanResult, StepResult, aggregate, default_prm,
-                                    examples, sample_candidates)
+from engines.codeprm.engine import (
+    CodePRM,
+    CodeTooLarge,
+    EmptyCode,
+    ScanResult,
+    StepResult,
+    aggregate,
+    default_prm,
+    examples,
+    sample_candidates,
+)
 from engines.codeprm.labels import CWE_INFO, Finding, label_findings
 from engines.codeprm.sarif import to_sarif
 from engines.codeprm.steps import Span, split_steps
 
-__all__ = ["CWE_INFO", "CodePRM", "CodeTooLarge", "EmptyCode", "Finding", "PRMConfig", "ScanResult", "Span",
-           "StepResult", "aggregate", "default_prm", "examples", "sample_candidates", "label_findings", "split_steps", "to_sarif"]
+__all__ = [
+    "CWE_INFO",
+    "CodePRM",
+    "CodeTooLarge",
+    "EmptyCode",
+    "Finding",
+    "PRMConfig",
+    "ScanResult",
+    "Span",
+    "StepResult",
+    "aggregate",
+    "default_prm",
+    "examples",
+    "label_findings",
+    "sample_candidates",
+    "split_steps",
+    "to_sarif",
+]

@@ -15,25 +15,25 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.common.errors import InputError, ShowcaseError
-from engines.common.paths import ASSETS_DIR
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.labels import CWE_INFO, Finding, label_findings, repair
 from engines.codeprm.model import Features, featurize
 from engines.codeprm.tokens import Lexer
+from engines.common.errors import InputError, ShowcaseError
+from engines.common.paths import ASSETS_DIR
 
 ASSET_DIR = ASSETS_DIR / "codeprm"
 
 # words in a step -> the CWE family a model-only finding most likely belongs to (explanations)
 _HINTS = [
     (re.compile(r"\b(shell\s*=\s*True|os\.system|popen|getoutput)\b"), 78),
-    (re.compile(r"\b(execute|executemany|SELECT|INSERT|UPDATE|DELETE)\b", re.I), 89),
+    (re.compile(r"\b(execute|executemany|SELECT|INSERT|UPDATE|DELETE)\b", re.IGNORECASE), 89),
     (re.compile(r"\b(eval|exec|compile)\s*\("), 94),
     (re.compile(r"\b(pickle|marshal|shelve|yaml\.load|dill)\b"), 502),
-    (re.compile(r"\b(md5|sha1)\b", re.I), 328),
+    (re.compile(r"\b(md5|sha1)\b", re.IGNORECASE), 328),
     (re.compile(r"\b(DES|ARC4|RC4|Blowfish|ECB|verify\s*=\s*False|_create_unverified_context)\b"), 327),
     (re.compile(r"\brandom\.\w+|\brandint\b|getrandbits"), 338),
-    (re.compile(r"(password|passwd|secret|token|api_key)\w*\s*=\s*['\"]", re.I), 798),
+    (re.compile(r"(password|passwd|secret|token|api_key)\w*\s*=\s*['\"]", re.IGNORECASE), 798),
     (re.compile(r"\b(send_file|open|unlink|remove|Path)\s*\("), 22),
     (re.compile(r"<\w+|render_template_string|Markup|autoescape"), 79),
     (re.compile(r"\b(etree|minidom|XMLParser|fromstring|parseString)\b"), 611),
@@ -161,7 +161,7 @@ class CodePRM:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, backend: str = "torch", asset_dir: str | Path | None = None, **overrides) -> "CodePRM":
+    def load(cls, backend: str = "torch", asset_dir: str | Path | None = None, **overrides) -> CodePRM:
         """Load the shipped weights (``assets/codeprm``) with the calibrated threshold.
 
         ``backend`` is "torch" or "onnx"; ``overrides`` replace config fields (e.g. tau).
@@ -188,7 +188,6 @@ class CodePRM:
             from engines.common.onnx_runtime import ort_session
 
             return cls(cfg, "onnx", session=ort_session(d / "model.onnx"), vocab=vocab)
-        import torch
         from safetensors.torch import load_file
 
         from engines.codeprm.model import StepScorer
@@ -334,14 +333,14 @@ class CodePRM:
             r = np.clip(1.0 - p, 1e-6, 1.0)
             reward = float(np.mean(np.log(r)))
             out.append({"index": i, "candidate": cand, "reward": reward, "mean_score": float(np.exp(reward)),
-                        "min_score": float(r.min()), "n_steps": int(len(p)),
+                        "min_score": float(r.min()), "n_steps": len(p),
                         "verdict": "vulnerable" if aggregate(p, self.cfg)[0] >= self.cfg.threshold else "safe"})
         out.sort(key=lambda d: -d["reward"])
         for k, d in enumerate(out):
             d["rank"] = k + 1
         return out
 
-    def with_config(self, **changes) -> "CodePRM":
+    def with_config(self, **changes) -> CodePRM:
         """A copy with some config fields changed (same weights)."""
         new = CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab)
         return new

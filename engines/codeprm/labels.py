@@ -119,7 +119,7 @@ def repair(code: str, max_drop: int = 6) -> tuple[str, ast.Module] | None:
     '    return g(x,)'
     """
     lines = code.splitlines()
-    for drop in range(0, min(max_drop, max(len(lines) - 1, 0)) + 1):
+    for drop in range(min(max_drop, max(len(lines) - 1, 0)) + 1):
         body = "\n".join(lines[: len(lines) - drop]) if drop else code
         for cand in (body, _close_brackets(body)):
             tree = _try_parse(cand)
