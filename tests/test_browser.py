@@ -5,6 +5,7 @@ Skipped, with the reason printed, where Chromium or Playwright is missing (insta
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -50,3 +51,34 @@ def test_tabs_switch_and_about_reports_environment(page, artifacts_dir):
     report.get_by_text("onnxruntime").wait_for(timeout=30_000)
     assert "2.13.0" in report.inner_text()
     page.screenshot(path=str(artifacts_dir / "about_tab.png"), full_page=True)
+
+
+def _open_tab(page, label: str) -> None:
+    import app as app_module
+
+    if label not in [name for name, _ in app_module.available_tabs()]:
+        pytest.skip(f"the {label!r} tab is not in this build")
+    page.get_by_role("tab", name=label).click()
+
+
+def test_bandits_tab_runs_a_small_simulation(page, artifacts_dir):
+    _open_tab(page, "Dueling bandits")
+    page.get_by_label("T (rounds)").fill("300")
+    page.get_by_role("button", name="Run", exact=True).click()
+    summary = page.locator("p", has_text="rounds (mode").first
+    summary.wait_for(timeout=180_000)
+    text = summary.inner_text()
+    assert "300 rounds" in text and "algorithms x" in text
+    page.screenshot(path=str(artifacts_dir / "bandits_tab.png"), full_page=True)
+
+
+def test_guardrail_tab_streams_and_reports_latency(page, artifacts_dir):
+    _open_tab(page, "Streaming guardrail")
+    page.get_by_label("Prompt", exact=True).first.fill("Give me a simple recipe for banana bread.")
+    page.get_by_role("button", name="Generate").click()
+    page.get_by_text(re.compile(r"Completed \d+ tokens|Guard fired at token")).wait_for(timeout=240_000)
+    latency = page.locator("p", has_text="Per-token latency").first
+    latency.wait_for(timeout=240_000)
+    text = latency.inner_text()
+    assert "LM decode step" in text and "% of a decode step" in text
+    page.screenshot(path=str(artifacts_dir / "guardrail_tab.png"), full_page=True)
