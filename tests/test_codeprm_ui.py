@@ -55,6 +55,8 @@ def test_rank_callback_puts_secure_candidate_first():
     lambda: list(tab.play_steps(None)),
     lambda: tab.rank_candidates("import os\n", "   "),
     lambda: tab.load_example("nope"),
+    lambda: tab.sample_with_smollm("   ", 2, 16),
+    lambda: tab.sample_with_smollm("import os\n", 20, 16),
 ])
 def test_bad_input_gives_clean_gradio_error(call):
     with pytest.raises(gr.Error) as info:
