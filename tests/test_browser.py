@@ -82,3 +82,13 @@ def test_guardrail_tab_streams_and_reports_latency(page, artifacts_dir):
     text = latency.inner_text()
     assert "LM decode step" in text and "% of a decode step" in text
     page.screenshot(path=str(artifacts_dir / "guardrail_tab.png"), full_page=True)
+
+
+def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
+    _open_tab(page, "Code security stepping")
+    page.get_by_role("button", name="Scan", exact=True).click()
+    verdict = page.locator("h3", has_text=re.compile("VULNERABLE|SAFE")).first
+    verdict.wait_for(timeout=120_000)
+    assert "VULNERABLE" in verdict.inner_text(), "the default example is the CWE-78 vulnerable one"
+    page.get_by_text("CWE-78").first.wait_for(timeout=30_000)
+    page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
