@@ -23,11 +23,9 @@ on unmarked content about one for every triple). ``c_k`` is exactly invariant to
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import math
-import threading
 import time
 from dataclasses import dataclass, field, replace
 
@@ -35,6 +33,7 @@ import numpy as np
 import torch
 
 from engines.common.device import get_device
+from engines.common.threads import torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
 from engines.watermark.errors import ImageFormatError, KeyInputError
 from engines.watermark.image import luminance, psnr, ssim, validate_image
@@ -262,24 +261,6 @@ class VerifyResult:
                 f"message={self.message!r}, seconds={self.seconds:.3f})")
 
 
-_THREADS_LOCK = threading.RLock()
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int | None):
-    """Run with ``torch.set_num_threads(n)``, restoring the old value (serialised by a lock)."""
-    if n is None:
-        yield
-        return
-    with _THREADS_LOCK:
-        old = torch.get_num_threads()
-        torch.set_num_threads(n)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(old)
-
-
 def _check_size(image: np.ndarray, config: WatermarkConfig) -> None:
     h = image.shape[0]
     if h < 2 * config.l_max:
@@ -332,7 +313,7 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
     (True, 'hello')
     """
     cfg = config or WatermarkConfig()
-    with _torch_threads(cfg.torch_threads):
+    with torch_threads(cfg.torch_threads):
         return _embed(image, message, key, cfg)
 
 
@@ -414,7 +395,7 @@ def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -
     _check_size(image, cfg)
     h, w = image.shape[:2]
     ver, car = _get_verifier(key, cfg, h, w)
-    with torch.no_grad(), _torch_threads(cfg.torch_threads):
+    with torch.no_grad(), torch_threads(cfg.torch_threads):
         stats = ver(torch.tensor(luminance(image), device=ver.gain.device, dtype=ver.gain.dtype)).cpu().numpy()
     return verify_result(stats, car, cfg, t0)
 
