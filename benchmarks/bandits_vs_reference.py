@@ -2,7 +2,7 @@
 
 The reference (github.com/youngmin0oh/rcdp-public, MIT) is NOT part of this repository: write its
 ``contextual_dueling_bandit.py`` and the builders/``run_mapping`` of its ``experiments.py`` into
-``ref/`` (git-ignored); ``scripts/bandits_ref_driver.py`` runs and times it (see docs/bandits.md).
+``ref/`` (git-ignored); ``scripts/bandits_ref_driver.py`` runs and times it (see README.md).
 Both sides run with one torch thread on the same machine, one after the other.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bandits_vs_reference.py            # all cases

@@ -1,4 +1,4 @@
-"""Accuracy of the codeprm tab vs baselines (run by hand; figures go to benchmarks/results/codeprm.md).
+"""Accuracy of the codeprm tab vs baselines (run by hand; figures go to benchmarks/RESULTS.md#codeprm).
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py
 

@@ -1,4 +1,4 @@
-"""Speed of codeprm scoring in lines/s (run by hand; figures go to benchmarks/results/codeprm.md).
+"""Speed of codeprm scoring in lines/s (run by hand; figures go to benchmarks/RESULTS.md#codeprm).
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_speed.py
 

@@ -85,7 +85,7 @@ class SimResult:
 
 
 # ----------------------------------------------------------------------------- cost model
-# Seconds per unit, measured on the 2-core CI machine (see benchmarks/results/bandits.md).
+# Seconds per unit, measured on the 2-core CI machine (see benchmarks/RESULTS.md#bandits).
 _C_ROUND = 2.5e-9     # per seed-round-algorithm, times (K p^2 + K^2 p) for selection
 _C_MLE = 0.55e-9      # per history row, times p^2, per Newton sweep (about 3 sweeps a solve)
 _C_PRED = 0.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)

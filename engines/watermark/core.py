@@ -54,7 +54,7 @@ class WatermarkConfig:
         margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding.
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
             ``None`` picks the mode's floor: 42 dB up to 64 bits, 38 dB up to 128, 36 dB above
-            (more carriers need more change; see ``benchmarks/results/watermark.md``).
+            (more carriers need more change; see ``benchmarks/RESULTS.md#watermark``).
         steps: L-BFGS iterations per round.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
