@@ -6,7 +6,9 @@ rendering. Placeholders ``{f}`` (function name), ``{v}`` (a variable) and ``{t}`
 file stem) are filled with names drawn by a seeded RNG. Variants "a" and "b" of each family
 is for training, variant "b" for validation (threshold calibration on an idiom the model has not
 seen) and variant "c" is held out for the test set (a different idiom of the same weakness, so
-the test measures generalisation beyond the training templates).
+the test measures generalisation beyond the training templates). A fresh variant "d", written
+blind after development, lives in engines/codeprm/heldout_d.py, outside ``TEMPLATES`` so that
+``templates()`` (and thus no training or validation builder) can ever return it.
 '''
 from __future__ import annotations
 

@@ -1,0 +1,63 @@
+"""Variant "d" (engines/codeprm/heldout_d.py) is evaluation-only: never in training/validation data."""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from engines.codeprm import mutations
+from engines.codeprm.heldout_d import FAMILIES_D, TEMPLATES_D, heldout_templates
+from engines.codeprm.mutations import inject, render
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_variant_d_covers_the_13_families_once():
+    assert FAMILIES_D == mutations.FAMILIES
+    assert sorted(t.cwe for t in TEMPLATES_D) == mutations.FAMILIES
+    assert {t.variant for t in heldout_templates()} == {"d"}
+
+
+def test_variant_d_is_excluded_from_the_training_and_validation_builders():
+    # the builders only reach templates through mutations.TEMPLATES / templates(split)
+    assert all(t.variant != "d" for t in mutations.TEMPLATES)
+    for split in ("train", "val", "test"):
+        assert all(t.variant != "d" for t in mutations.templates(split))
+    with pytest.raises(ValueError):
+        mutations.templates("d")
+    d_keys = {t.key for t in TEMPLATES_D}
+    assert not d_keys & {t.key for t in mutations.TEMPLATES}
+    # neither data script imports the held-out module or names variant d
+    for script in ("scripts/codeprm_dataset.py", "scripts/codeprm_synth.py"):
+        text = (ROOT / script).read_text()
+        assert "heldout_d" not in text and "TEMPLATES_D" not in text
+        assert not re.search(r"""["']d["']\s*[,:)\]]""", text.split('"""', 2)[-1]), script
+    # and no training script in scripts/ touches it
+    for script in ROOT.glob("scripts/*.py"):
+        assert "heldout_d" not in script.read_text(), script
+
+
+def test_variant_d_is_not_in_the_shipped_data_files():
+    for split in ("train", "val", "test"):
+        p = ROOT / "data" / "codeprm" / f"{split}.jsonl"
+        if p.is_file():
+            with open(p) as fh:
+                assert not any('"template": "cwe' in ln and '-d"' in ln for ln in fh), split
+
+
+@pytest.mark.parametrize("t", TEMPLATES_D, ids=lambda t: t.key)
+def test_variant_d_pair_renders_parses_and_marks_only_the_vulnerable_twin(t):
+    for seed in range(3):
+        imp, body_v, bad_v = render(t, True, random.Random(seed))
+        _, body_f, bad_f = render(t, False, random.Random(seed))
+        assert bad_v and not bad_f and "#!V" not in body_v
+        assert body_v != body_f
+        compile(imp + "\n\n" + body_v + "\n", "v.py", "exec", flags=0x400)
+        compile(imp + "\n\n" + body_f + "\n", "f.py", "exec", flags=0x400)
+        host = "x = 1\n\n\ndef g(a):\n    return a\n\n\ny = 2\n"
+        code, bad = inject(host, t, True, random.Random(seed))
+        lines = code.splitlines()
+        assert all(lines[b - 1].strip() and lines[b - 1].strip() in body_v for b in bad)
+        compile(code, "h.py", "exec", flags=0x400)
