@@ -14,6 +14,15 @@ vulnerable/fixed twins that differ only in the template. Metrics:
 Baselines in the same run: bandit alone (default rules; score = max severity x confidence),
 ``ruff check --select S`` (score = number of findings), our analysers (the label sources:
 filtered bandit + taint), and a program-level classifier (same encoder, file labels only).
+
+``--variant d``: the fresh held-out variant written blind after development
+(engines/codeprm/heldout_d.py). Same embedding as variant c: each pair of test.jsonl keeps its
+host (the same test-package chunk, or standalone), its pair id and its CWE family; the variant-c
+template is taken out of the host and the variant-d template of that family is injected instead
+(scripts/codeprm_dataset.py's ``injected``/``make_item``, seeded). Same metrics; the
+CyberSecEval part does not depend on the template variant and is skipped.
+
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
 """
 from __future__ import annotations
 
@@ -107,6 +116,63 @@ def prefix(code: str, frac: float = 0.5) -> str:
     return "\n".join(lines[: max(1, int(round(len(lines) * frac)))]) + "\n"
 
 
+def _body_regex(src: str):
+    """Regex matching a template source rendered with any names."""
+    import re
+
+    s = src.replace("{f}", "\x00F").replace("{v}", "\x00V").replace("{t}", "\x00T")
+    s = s.replace("{{", "{").replace("}}", "}")
+    lines = [ln.replace("  " + "#!V", "").replace("#!V", "").rstrip() for ln in s.splitlines()]
+    pat = re.escape("\n".join(lines))
+    for k in ("\x00F", "\x00V", "\x00T"):
+        pat = pat.replace(re.escape(k), r"\w+")
+    return re.compile(pat), len(lines)
+
+
+def host_of(item: dict, tpl) -> tuple[str, list[str]]:
+    """Recover the host chunk a template was injected into (inverse of mutations.inject)."""
+    from engines.codeprm.mutations import render
+
+    lines = item["code"].rstrip("\n").splitlines()
+    imports, _, _ = render(tpl, bool(item["vulnerable"]), __import__("random").Random(0))
+    n_imp = len(imports.splitlines()) + (1 if imports else 0)
+    assert not imports or lines[: n_imp - 1] == imports.splitlines(), item["template"]
+    rest = lines[n_imp:]
+    rx, nb = _body_regex(tpl.vulnerable if item["vulnerable"] else tpl.fixed)
+    for at in range(len(rest) - nb):
+        if rest[at] == "" and rest[at + 1 + nb: at + 2 + nb] in ([""], []) and rx.fullmatch("\n".join(rest[at + 1: at + 1 + nb])):
+            return item["pkg"], rest[:at] + rest[at + 2 + nb:]
+    raise ValueError(f"template {item['template']} not found in pair {item['pair']}")
+
+
+def variant_d_items(items: list[dict], seed: int = 20261130) -> list[dict]:
+    """The test pairs of ``items`` (variant c) re-made with the variant-d template of the same family."""
+    import random
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from codeprm_dataset import injected, make_item
+
+    from engines.codeprm.heldout_d import TEMPLATES_D
+    from engines.codeprm.mutations import TEMPLATES
+
+    by_key = {t.key: t for t in TEMPLATES}
+    d_of = {t.cwe: t for t in TEMPLATES_D}
+    rng = random.Random(seed)
+    out = []
+    for p in sorted({it["pair"] for it in items}):
+        twins = [it for it in items if it["pair"] == p]
+        hosts = {(host_of(it, by_key[it["template"]])[0], tuple(host_of(it, by_key[it["template"]])[1])) for it in twins}
+        assert len(hosts) == 1, f"pair {p}: twins disagree on the host"
+        pkg, hl = hosts.pop()
+        host = "\n".join(hl) + "\n" if hl else ""
+        tpl = d_of[by_key[twins[0]["template"]].cwe]
+        s = rng.randrange(1 << 30)
+        for vul in (True, False):
+            code, bad, span, _ = injected(host, tpl, vul, s)
+            out.append(make_item(code, pkg, "test-d", tpl, vul, bad, span, pair=p))
+    return out
+
+
 def cyberseceval(prm: CodePRM) -> dict:
     rows = [json.loads(line) for line in open(CSE)]
     line_scores, line_labels, top1, top3 = [], [], [], []
@@ -141,17 +207,26 @@ def cyberseceval(prm: CodePRM) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
-    ap.add_argument("--out", default="benchmarks/results/codeprm_eval.json")
+    ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
+    ap.add_argument("--variant", choices=["c", "d"], default="c",
+                    help="c: data/codeprm/test.jsonl; d: the blind held-out variant in the same hosts")
     args = ap.parse_args()
+    args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
+    if args.variant == "d":
+        items = variant_d_items(items)
+        with open(Path(args.data) / "test_d.jsonl", "w") as fh:
+            fh.writelines(json.dumps(it) + "\n" for it in items)
     codes = [it["code"] for it in items]
     y = np.array([int(it["vulnerable"]) for it in items])
     pairs = np.array([it["pair"] for it in items])
     prm = CodePRM.load("torch")  # shipped: model fused with the analysers
     solo = CodePRM.load("torch", fuse_analysers=False)
     thr = prm.cfg.threshold
-    res: dict = {"n_files": len(items), "n_pairs": len(np.unique(pairs)), "threshold": thr,
+    res: dict = {"variant": args.variant, "n_files": len(items), "n_pairs": len(np.unique(pairs)),
+                 "n_standalone_pairs": len({it["pair"] for it in items if it["pkg"] == "standalone"}),
+                 "threshold": thr,
                  "threshold_model_only": solo.cfg.threshold, "analyser_prob": prm.cfg.analyser_prob,
                  "aggregation": f"{prm.cfg.aggregation} tau={prm.cfg.tau} k={prm.cfg.top_k}",
                  "aggregation_model_only": f"{solo.cfg.aggregation} tau={solo.cfg.tau} k={solo.cfg.top_k}"}
@@ -195,7 +270,8 @@ def main() -> None:
         f = [i for i in idx if y[i] == 0][0]
         per.setdefault(key, []).append(prm_scores[v] >= thr and prm_scores[f] < thr)
     res["per_template_pair_acc"] = {k: round(float(np.mean(v)), 3) for k, v in sorted(per.items())}
-    res["cyberseceval"] = {"model_alone": cyberseceval(solo), "fused": cyberseceval(prm)}
+    if args.variant == "c":
+        res["cyberseceval"] = {"model_alone": cyberseceval(solo), "fused": cyberseceval(prm)}
     res["seconds"] = round(time.time() - t0, 1)
     res["machine"] = f"{platform.machine()} {platform.python_version()}"
     res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -61,3 +61,19 @@ def test_variant_d_pair_renders_parses_and_marks_only_the_vulnerable_twin(t):
         lines = code.splitlines()
         assert all(lines[b - 1].strip() and lines[b - 1].strip() in body_v for b in bad)
         compile(code, "h.py", "exec", flags=0x400)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eval_recovers_the_variant_c_host_exactly(seed):
+    import sys
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from codeprm_eval import host_of
+
+    host = "import os\n\n\ndef g(a):\n    return a\n\n\nclass K:\n    x = 1\n\n\ny = 2\n"
+    for t in mutations.templates("test"):
+        for vul in (True, False):
+            for h in (host, ""):
+                code, _ = inject(h, t, vul, random.Random(seed))
+                item = {"code": code, "vulnerable": vul, "pkg": "p", "template": t.key, "pair": 0}
+                _, hl = host_of(item, t)
+                assert ("\n".join(hl) + "\n" if hl else "") == h
