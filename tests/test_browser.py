@@ -92,3 +92,25 @@ def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
     assert "VULNERABLE" in verdict.inner_text(), "the default example is the CWE-78 vulnerable one"
     page.get_by_text("CWE-78").first.wait_for(timeout=30_000)
     page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
+
+
+def test_watermark_tab_embeds_rotates_and_verifies(page, artifacts_dir):
+    _open_tab(page, "Panorama watermark")
+    from engines.common.paths import ASSETS_DIR
+
+    upload = page.locator("input[type=file][accept^='image']").first
+    upload.set_input_files(str(ASSETS_DIR / "watermark" / "forest.png"))
+    page.get_by_text(re.compile(r"\d+ ?x ?\d+")).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Embed", exact=True).click()
+    page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(timeout=180_000)
+    page.get_by_role("button", name="Random rotation").click()
+    page.wait_for_timeout(1000)
+    page.get_by_role("button", name="Rotate / attack").click()
+    page.wait_for_timeout(1000)
+    page.get_by_role("button", name="Verify", exact=True).click()
+    verdict = page.locator("p", has_text="Decoded message").first
+    verdict.wait_for(timeout=120_000)
+    report = page.locator("p", has_text="pilot z").first.inner_text()
+    assert "Watermark detected" in report
+    assert "'ICML26'" in verdict.inner_text()
+    page.screenshot(path=str(artifacts_dir / "watermark_tab.png"), full_page=True)
