@@ -42,6 +42,7 @@ def _plot(scan: dict) -> np.ndarray:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     steps = scan["steps"]
     risks = [s["risk"] for s in steps]
@@ -51,6 +52,7 @@ def _plot(scan: dict) -> np.ndarray:
     ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"verdict threshold {scan['threshold']:.3f}")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("step")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("step risk (1 - score)")
     ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}")
     ax.legend(loc="upper right", fontsize=8)
