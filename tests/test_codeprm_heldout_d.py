@@ -77,3 +77,51 @@ def test_eval_recovers_the_variant_c_host_exactly(seed):
                 item = {"code": code, "vulnerable": vul, "pkg": "p", "template": t.key, "pair": 0}
                 _, hl = host_of(item, t)
                 assert ("\n".join(hl) + "\n" if hl else "") == h
+
+
+# ---- variants "v" (validation / selection only) and "e" (final test, evaluated once)
+from engines.codeprm.heldout_e import FAMILIES_E, TEMPLATES_E  # noqa: E402
+from engines.codeprm.heldout_v import FAMILIES_V, TEMPLATES_V  # noqa: E402
+
+TRAINING_BUILDERS = ("scripts/codeprm_dataset.py", "scripts/codeprm_synth.py", "scripts/codeprm_train.py")
+
+
+@pytest.mark.parametrize("tpls,fams,var", [(TEMPLATES_V, FAMILIES_V, "v"), (TEMPLATES_E, FAMILIES_E, "e")])
+def test_variants_v_e_cover_the_13_families_and_are_excluded_from_training(tpls, fams, var):
+    assert fams == mutations.FAMILIES and sorted(t.cwe for t in tpls) == mutations.FAMILIES
+    assert {t.variant for t in tpls} == {var}
+    assert all(t.variant not in ("v", "e") for t in mutations.TEMPLATES)
+    for split in ("train", "val", "test"):
+        assert all(t.variant not in ("d", "v", "e") for t in mutations.templates(split))
+    with pytest.raises(ValueError):
+        mutations.templates(var)
+    # no training builder can reach v or e
+    for script in TRAINING_BUILDERS:
+        text = (ROOT / script).read_text()
+        for name in ("heldout_v", "heldout_e", "TEMPLATES_V", "TEMPLATES_E", "validation_templates"):
+            assert name not in text, (script, name)
+    # e: no script at all touches it (evaluation only, benchmarks/codeprm_eval.py --variant e)
+    for script in ROOT.glob("scripts/*.py"):
+        assert "heldout_e" not in script.read_text(), script
+    # templates are pairwise distinct from every other variant
+    others = {(t.vulnerable, t.fixed) for t in list(mutations.TEMPLATES) + list(TEMPLATES_D)}
+    assert not others & {(t.vulnerable, t.fixed) for t in tpls}
+
+
+def test_variants_v_e_not_in_the_training_data_file():
+    p = ROOT / "data" / "codeprm" / "train.jsonl"
+    if p.is_file():
+        with open(p) as fh:
+            assert not any('-v"' in ln or '-e"' in ln for ln in fh if '"template": "cwe' in ln)
+
+
+@pytest.mark.parametrize("t", TEMPLATES_V + TEMPLATES_E, ids=lambda t: t.key)
+def test_variant_v_e_pair_renders_parses_and_marks_only_the_vulnerable_twin(t):
+    for seed in range(2):
+        imp, body_v, bad_v = render(t, True, random.Random(seed))
+        _, body_f, bad_f = render(t, False, random.Random(seed))
+        assert bad_v and not bad_f and "#!V" not in body_v and body_v != body_f
+        compile(imp + "\n\n" + body_v + "\n", "v.py", "exec", flags=0x400)
+        compile(imp + "\n\n" + body_f + "\n", "f.py", "exec", flags=0x400)
+        code, bad = inject("x = 1\n\n\ndef g(a):\n    return a\n", t, True, random.Random(seed))
+        assert all(code.splitlines()[b - 1].strip() in body_v for b in bad)
