@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +23,15 @@ sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, save_head
-from engines.guardrail.train import evaluate, load_cache, train_head
+from engines.guardrail.head import merge_heads
+from engines.guardrail.train import (
+    columns,
+    evaluate,
+    head_traces,
+    load_cache,
+    pick_policy,
+    train_head,
+)
 
 CACHE = ROOT / "data" / "guardrail"
 ASSETS = ROOT / "assets" / "guardrail"
@@ -33,6 +42,8 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", default="", help="comma-separated seeds: train one head per seed and ship their "
+                    "logit-averaged ensemble, folded into one head (engines.guardrail.head.merge_heads)")
     ap.add_argument("--lam-atc", type=float, default=0.5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--dropout", type=float, default=0.3)
@@ -49,9 +60,25 @@ def main() -> None:
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
     cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
                       proj_dim=args.proj_dim, state_dim=args.state_dim)
-    head, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=args.seed,
-                            lam_atc=args.lam_atc, weight_decay=args.weight_decay,
-                            log=lambda *a: print(*a, flush=True))
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
+    members, infos = [], []
+    for seed in seeds:
+        print(f"--- seed {seed}", flush=True)
+        h, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=seed,
+                             lam_atc=args.lam_atc, weight_decay=args.weight_decay,
+                             log=lambda *a: print(*a, flush=True))
+        members.append(h)
+        infos.append(info)
+    if len(members) == 1:
+        head = members[0]
+    else:  # one head whose logits are the members' mean; the stop policy is re-picked on dev for it
+        head = merge_heads(members)
+        traces, _ = head_traces(head, split["dev"], columns(head.cfg, head.cfg.hidden_size))
+        thr, pat, reps = pick_policy(traces, split["dev"])
+        info = {"dev_f1": float(np.mean([r["f1"] for r in reps.values()])), "threshold": thr, "patience": pat,
+                "epoch": [i["epoch"] for i in infos], "member_dev_f1": [i["dev_f1"] for i in infos]}
+        print(f"ensemble of seeds {seeds}: dev mean F1 {info['dev_f1']:.4f} (thr {thr}, patience {pat})", flush=True)
+    cfg = head.cfg
     cfg.threshold, cfg.patience = info["threshold"], info["patience"]
     test = evaluate(head, split["test"], cfg.threshold, cfg.patience)
     n_params = sum(p.numel() for p in head.parameters())
@@ -62,7 +89,8 @@ def main() -> None:
         "command": ("PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
                     + " ".join(sys.argv[1:])).strip(),
         "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim", "layers")},
-        "seed": args.seed, "epochs": args.epochs, "best_epoch": info["epoch"], "lr": args.lr,
+        "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs, "best_epoch": info["epoch"],
+        "lr": args.lr, **({"member_dev_f1": info["member_dev_f1"]} if len(seeds) > 1 else {}),
         "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},
         "dev_mean_f1": info["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,

@@ -9,7 +9,7 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import SLDHead, atc_loss
+from engines.guardrail.head import SLDHead, atc_loss, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
@@ -164,6 +164,31 @@ def test_save_load_round_trip(tmp_path):
     for (k, v), (k2, v2) in zip(head.state_dict().items(), back.state_dict().items()):
         assert k == k2
         torch.testing.assert_close(v, v2, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("prompt_init", [True, False])
+def test_merged_heads_are_the_logit_mean_of_the_members(prompt_init):
+    """merge_heads folds a seed ensemble into one head exactly (float64), step by step too."""
+    members = [_head(seed=s, layers=(9, 15), prompt_init=prompt_init).double() for s in range(3)]
+    with torch.no_grad():
+        for h in members:  # non-trivial LayerNorm affines, which the merge folds into the projection
+            for n in h.norms:
+                n.weight.normal_(1.0, 0.3)
+                n.bias.normal_(0.0, 0.3)
+        merged = merge_heads(members).double()
+        assert merged.cfg.proj_dim == 3 * SMALL["proj_dim"] and merged.cfg.state_dim == 3 * SMALL["state_dim"]
+        x = torch.randn(2, 7, merged.cfg.in_dim, dtype=torch.float64) * 3
+        p = torch.randn(2, merged.cfg.in_dim, dtype=torch.float64) * 3
+        outs = [h(x, p) for h in members]
+        rl, ql = merged(x, p)
+        torch.testing.assert_close(rl, torch.stack([o[0] for o in outs]).mean(0), rtol=0, atol=1e-10)
+        torch.testing.assert_close(ql, torch.stack([o[1] for o in outs]).mean(0), rtol=0, atol=1e-10)
+        s = merged.init_state(p)
+        for t in range(x.shape[1]):
+            r, _, s = merged.step(x[:, t], s)
+        torch.testing.assert_close(r, torch.sigmoid(rl[:, -1]), rtol=0, atol=1e-10)
+    with pytest.raises(ValueError):
+        merge_heads([members[0], _head(layers=(3,)).double()])
 
 
 def _heads():

@@ -163,3 +163,56 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     loss = l_tok + lam_resp * l_resp + lam_atc * (l_low + l_high + l_mono)
     parts = {"tok": l_tok, "resp": l_resp, "low": l_low, "high": l_high, "mono": l_mono}
     return loss, {k: float(v.detach()) for k, v in parts.items()}
+
+
+@torch.no_grad()
+def merge_heads(heads: list[SLDHead]) -> SLDHead:
+    """Fold K trained heads (same layers and widths) into one SLD head whose risk and response
+    logits are the mean of the members' logits: a seed ensemble that is still one plain head.
+
+    Exact because every member's maths is block-separable: each member's LayerNorm affine is
+    folded into its block of the (shared-input) projection, the init and GRU weights become
+    block-diagonal per gate (PyTorch's r, z, n layout keeps gates in K-wide chunks), and the
+    risk/response layers average the members' linear read-outs. Widths become ``K * proj_dim``
+    and ``K * state_dim`` (the off-block zeros count as parameters); the step stays O(1).
+
+    >>> cfg = GuardConfig(layers=(1,), hidden_size=8, proj_dim=4, state_dim=3)
+    >>> hs = [SLDHead(cfg).eval() for _ in range(2)]
+    >>> x, p = torch.randn(1, 5, 8), torch.randn(1, 8)
+    >>> m = merge_heads(hs)
+    >>> bool(torch.allclose(m(x, p)[0], (hs[0](x, p)[0] + hs[1](x, p)[0]) / 2, atol=1e-6))
+    True
+    """
+    k, c = len(heads), heads[0].cfg
+    P, S = c.proj_dim, c.state_dim
+    for h in heads:
+        if (h.cfg.layers, h.cfg.hidden_size, h.cfg.proj_dim, h.cfg.state_dim, h.cfg.prompt_init) != \
+                (c.layers, c.hidden_size, P, S, c.prompt_init):
+            raise ValueError("merge_heads needs heads with the same layers, widths and prompt_init")
+    m = SLDHead(GuardConfig(**{**c.to_dict(), "proj_dim": k * P, "state_dim": k * S})).to(heads[0].proj.weight)
+    for n in m.norms:
+        n.weight.fill_(1.0)
+        n.bias.zero_()
+    for w in (m.proj.weight, m.init.weight, m.gru.weight_ih_l0, m.gru.weight_hh_l0):
+        w.zero_()
+    for j, h in enumerate(heads):
+        g = torch.cat([n.weight for n in h.norms])
+        b = torch.cat([n.bias for n in h.norms])
+        rp, rs = slice(j * P, (j + 1) * P), slice(j * S, (j + 1) * S)
+        m.proj.weight[rp] = h.proj.weight * g
+        m.proj.bias[rp] = h.proj.bias + h.proj.weight @ b
+        m.init.weight[rs, rp] = h.init.weight
+        m.init.bias[rs] = h.init.bias
+        for gate in range(3):
+            mo, ho = slice(gate * k * S + j * S, gate * k * S + (j + 1) * S), slice(gate * S, (gate + 1) * S)
+            m.gru.weight_ih_l0[mo, rp] = h.gru.weight_ih_l0[ho]
+            m.gru.weight_hh_l0[mo, rs] = h.gru.weight_hh_l0[ho]
+            m.gru.bias_ih_l0[mo] = h.gru.bias_ih_l0[ho]
+            m.gru.bias_hh_l0[mo] = h.gru.bias_hh_l0[ho]
+    w_s = torch.cat([h.risk.weight[:, :S] for h in heads], 1)
+    w_u = torch.cat([h.risk.weight[:, S:] for h in heads], 1)
+    m.risk.weight.copy_(torch.cat([w_s, w_u], 1) / k)
+    m.risk.bias.copy_(sum(h.risk.bias for h in heads) / k)
+    m.resp.weight.copy_(torch.cat([h.resp.weight for h in heads], 1) / k)
+    m.resp.bias.copy_(sum(h.resp.bias for h in heads) / k)
+    return m.eval()

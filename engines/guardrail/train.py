@@ -123,7 +123,8 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, 
 
 def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
                batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
-               weight_decay: float = 1e-4, log=print) -> tuple[SLDHead, dict]:
+               weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
+               log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
@@ -150,7 +151,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
         for ch in chunks:
             x, p, m, y, a = _batch([train[k] for k in ch], cols)
             rl, ql = head(x, p)
-            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc)
+            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)

@@ -1,0 +1,86 @@
+"""Dev-only hyper-parameter sweep for the SLD head (never reads the test split's labels or traces).
+
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_sweep.py NAME [--seed S] [...]
+
+Trains one variant with :func:`engines.guardrail.train.train_head` (best epoch by dev streaming
+F1) and saves its weights and dev risk logits under ``data/guardrail/sweep/NAME.pt`` so seed
+ensembles can be scored on dev afterwards (``--ensemble A,B,C``: logit-averaged dev traces, same
+threshold/patience rule as everything else).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engines.guardrail.config import GuardConfig
+from engines.guardrail.train import (
+    columns,
+    head_traces,
+    load_cache,
+    pick_policy,
+    train_head,
+)
+
+CACHE = ROOT / "data" / "guardrail"
+OUT = CACHE / "sweep"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("--ensemble", default="")
+    ap.add_argument("--epochs", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lam-atc", type=float, default=0.5)
+    ap.add_argument("--lam-resp", type=float, default=0.5)
+    ap.add_argument("--dropout", type=float, default=0.3)
+    ap.add_argument("--weight-decay", type=float, default=0.05)
+    ap.add_argument("--proj-dim", type=int, default=128)
+    ap.add_argument("--state-dim", type=int, default=128)
+    ap.add_argument("--layers", default="15,21,30")
+    ap.add_argument("--atc-low", type=float, default=0.1)
+    ap.add_argument("--atc-high", type=float, default=0.9)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    OUT.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    exs = load_cache(CACHE)
+    dev = [e for e in exs if e.split == "dev"]
+    if args.ensemble:
+        logits = [torch.load(OUT / f"{n}.pt")["dev_logits"] for n in args.ensemble.split(",")]
+        traces = [torch.sigmoid(torch.stack([torch.tensor(lg[k]) for lg in logits]).mean(0)).tolist()
+                  for k in range(len(dev))]
+        thr, pat, reps = pick_policy(traces, dev)
+        print(f"ENSEMBLE {args.ensemble}: dev mean F1 {np.mean([r['f1'] for r in reps.values()]):.4f} "
+              + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())
+              + f" thr {thr} pat {pat}", flush=True)
+        return
+    train = [e for e in exs if e.split == "train"]
+    del exs
+    cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
+                      proj_dim=args.proj_dim, state_dim=args.state_dim)
+    head, info = train_head(cfg, train, dev, epochs=args.epochs, lr=args.lr, seed=args.seed,
+                            lam_atc=args.lam_atc, lam_resp=args.lam_resp, weight_decay=args.weight_decay,
+                            atc_low=args.atc_low, atc_high=args.atc_high, log=lambda *a: print(*a, flush=True))
+    cols = columns(cfg, cfg.hidden_size)
+    traces, _ = head_traces(head, dev, cols)
+    dev_logits = [torch.logit(torch.tensor(t).clamp(1e-7, 1 - 1e-7)).tolist() for t in traces]
+    thr, pat, reps = pick_policy(traces, dev)
+    torch.save({"config": cfg.to_dict(), "state_dict": head.state_dict(), "info": info, "args": vars(args),
+                "dev_logits": dev_logits}, OUT / f"{args.name}.pt")
+    print(f"RESULT {args.name}: dev mean F1 {info['dev_f1']:.4f} epoch {info['epoch']} "
+          + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())
+          + f" thr {thr} pat {pat} ({time.time() - t0:.0f}s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
