@@ -22,7 +22,12 @@ template is taken out of the host and the variant-d template of that family is i
 (scripts/codeprm_dataset.py's ``injected``/``make_item``, seeded). Same metrics; the
 CyberSecEval part does not depend on the template variant and is skipped.
 
+``--variant e``: the final blind test variant (engines/codeprm/heldout_e.py), written with the
+validation variant v before any training on the broadened corpus, evaluated once at the end;
+same hosts and embedding as d (another seed).
+
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
 """
 from __future__ import annotations
 
@@ -145,32 +150,50 @@ def host_of(item: dict, tpl) -> tuple[str, list[str]]:
     raise ValueError(f"template {item['template']} not found in pair {item['pair']}")
 
 
-def variant_d_items(items: list[dict], seed: int = 20261130) -> list[dict]:
-    """The test pairs of ``items`` (variant c) re-made with the variant-d template of the same family."""
+def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_templates=None) -> list[dict]:
+    """The pairs of ``items`` re-made with the template of another variant, same family and host.
+
+    Each pair keeps its host (the same package chunk, or standalone), its pair id and its CWE
+    family; the old template is taken out of the host (``host_of``) and the new variant's
+    template of that family is injected instead (scripts/codeprm_dataset.py's ``injected`` /
+    ``make_item``, seeded)."""
     import random
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     from codeprm_dataset import injected, make_item
 
-    from engines.codeprm.heldout_d import TEMPLATES_D
     from engines.codeprm.mutations import TEMPLATES
 
-    by_key = {t.key: t for t in TEMPLATES}
-    d_of = {t.cwe: t for t in TEMPLATES_D}
+    by_key = {t.key: t for t in (old_templates or TEMPLATES)}
+    new_of = {t.cwe: t for t in new_templates}
     rng = random.Random(seed)
     out = []
-    for p in sorted({it["pair"] for it in items}):
+    for p in sorted({it["pair"] for it in items if it.get("pair") is not None}):
         twins = [it for it in items if it["pair"] == p]
         hosts = {(host_of(it, by_key[it["template"]])[0], tuple(host_of(it, by_key[it["template"]])[1])) for it in twins}
         assert len(hosts) == 1, f"pair {p}: twins disagree on the host"
         pkg, hl = hosts.pop()
         host = "\n".join(hl) + "\n" if hl else ""
-        tpl = d_of[by_key[twins[0]["template"]].cwe]
+        tpl = new_of[by_key[twins[0]["template"]].cwe]
         s = rng.randrange(1 << 30)
         for vul in (True, False):
             code, bad, span, _ = injected(host, tpl, vul, s)
-            out.append(make_item(code, pkg, "test-d", tpl, vul, bad, span, pair=p))
+            out.append(make_item(code, pkg, tag, tpl, vul, bad, span, pair=p))
     return out
+
+
+def variant_d_items(items: list[dict], seed: int = 20261130) -> list[dict]:
+    """The test pairs of ``items`` (variant c) re-made with the variant-d template of the same family."""
+    from engines.codeprm.heldout_d import TEMPLATES_D
+
+    return variant_items(items, TEMPLATES_D, seed, "test-d")
+
+
+def variant_e_items(items: list[dict], seed: int = 20261201) -> list[dict]:
+    """The test pairs of ``items`` (variant c) re-made with the blind variant-e template (final test)."""
+    from engines.codeprm.heldout_e import TEMPLATES_E
+
+    return variant_items(items, TEMPLATES_E, seed, "test-e")
 
 
 def cyberseceval(prm: CodePRM) -> dict:
@@ -208,15 +231,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
-    ap.add_argument("--variant", choices=["c", "d"], default="c",
-                    help="c: data/codeprm/test.jsonl; d: the blind held-out variant in the same hosts")
+    ap.add_argument("--variant", choices=["c", "d", "e"], default="c",
+                    help="c: data/codeprm/test.jsonl; d / e: the blind held-out variants in the same hosts")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
-    if args.variant == "d":
-        items = variant_d_items(items)
-        with open(Path(args.data) / "test_d.jsonl", "w") as fh:
+    if args.variant in ("d", "e"):
+        items = variant_d_items(items) if args.variant == "d" else variant_e_items(items)
+        with open(Path(args.data) / f"test_{args.variant}.jsonl", "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in items)
     codes = [it["code"] for it in items]
     y = np.array([int(it["vulnerable"]) for it in items])

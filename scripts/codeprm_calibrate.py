@@ -5,7 +5,9 @@
 For two modes, the model alone and the model fused with the analysers (noisy-OR, see
 ``CodePRM.fuse``), it picks the risk-sensitive aggregation (soft minimum with tau in
 {0.02, 0.05, 0.1, 0.2}, or top-k mean with k in {1, 2, 3}) with the best file-level AUROC on
-val, then the threshold with the best balanced accuracy. ``analyser_prob`` is the fraction of
+val, then the threshold with the best balanced accuracy. ``--extra-val`` adds validation files
+(the shipped calibration uses the val split + the blind validation variant v,
+data/codeprm/val_v.jsonl written by scripts/codeprm_select.py; never test data). ``analyser_prob`` is the fraction of
 val steps flagged by the analysers that are labelled insecure. Run by codeprm_train.py at the end.
 """
 from __future__ import annotations
@@ -38,9 +40,11 @@ def balanced_threshold(risks: np.ndarray, labels: np.ndarray) -> tuple[float, fl
     return best
 
 
-def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None) -> dict:
+def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None, extra: list[Path] | None = None) -> dict:
     prm = CodePRM.load("torch", asset_dir=asset_dir, fuse_analysers=False)
     items = [json.loads(line) for line in open(val_path)]
+    for e in extra or []:  # more validation files (e.g. variant v, scripts/codeprm_select.py --write-v)
+        items += [json.loads(line) for line in open(e)]
     per_file, flagged_labels = [], []
     for it in items:
         code = it["code"]
@@ -55,7 +59,7 @@ def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None) -> 
     labels = np.array([f[3] for f in per_file])
     analyser_prob = float(np.clip(np.mean(flagged_labels) if flagged_labels else 0.5, 0.05, 0.99))
     out = {"analyser_prob": analyser_prob, "n_val_files": len(items), "n_val_flagged_steps": len(flagged_labels),
-           "split": str(val_path)}
+           "split": str(val_path) + "".join(" + " + str(e) for e in extra or [])}
     for mode in ("model", "fused"):
         best = None
         for agg, tau, k in AGGREGATIONS:
@@ -83,11 +87,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--assets", default="assets/codeprm")
     ap.add_argument("--val", default="data/codeprm/val.jsonl")
+    ap.add_argument("--extra-val", nargs="*", default=[], help="more validation jsonl files (e.g. data/codeprm/val_v.jsonl)")
     args = ap.parse_args()
     d = Path(args.assets)
     old = json.loads((d / "calibration.json").read_text()) if (d / "calibration.json").is_file() else {}
     training = old.get("training") or {k: v for k, v in old.items() if k in ("epochs", "train_minutes", "seed", "supervision")}
-    res = calibrate(d, Path(args.val), training)
+    res = calibrate(d, Path(args.val), training, [Path(e) for e in args.extra_val])
     print(json.dumps({k: v for k, v in res.items() if k != "training"}, indent=1))
 
 

@@ -32,7 +32,7 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from codeprm_synth import synth_function
+from codeprm_synth import compose_pair, synth_function
 
 from engines.codeprm.labels import label_findings
 from engines.codeprm.mutations import (
@@ -165,6 +165,44 @@ def write_synth(fh, hosts: list, split: str, n: int, rng: random.Random) -> int:
     return n
 
 
+def write_composed(fh, hosts: list, n_pairs: int, seed: int) -> int:
+    """Combinatorial vulnerable/fixed PAIRS (codeprm_synth.compose_pair): both twins share every
+    draw (and, half of the time, the same train host chunk) and differ only by the idiomatic fix.
+    The sink lines take the construction's label; the other lines the analysers'. Pairs that do
+    not parse are skipped. Own RNG stream, written after everything else, so val/test are unchanged."""
+    import ast
+
+    rng = random.Random(seed)
+    written = 0
+    for k in range(n_pairs):
+        twins = compose_pair(rng.randrange(1 << 30))
+        try:
+            for code, _b, _c in twins:
+                ast.parse(code)
+        except SyntaxError:
+            continue
+        host_pick = rng.choice(hosts) if hosts and rng.random() < 0.5 else None
+        at_r = rng.random()
+        for vul, (code, bad, cwe) in zip((True, False), twins):
+            pkg = "compose"
+            span = (1, len(code.splitlines()))
+            if host_pick is not None:
+                pkg, host = host_pick
+                hl = host.rstrip("\n").splitlines()
+                pts = [i for i in range(len(hl)) if not hl[i].strip()] or [len(hl)]
+                at = pts[int(at_r * len(pts))]
+                cl = code.rstrip("\n").splitlines()
+                code = "\n".join(hl[:at] + [""] + cl + [""] + hl[at:]) + "\n"
+                bad = [b + at + 1 for b in bad]
+                span = (at + 2, at + 1 + len(cl))
+            nat = [f for f in label_findings(code) if not span[0] <= f.line <= span[1]]
+            findings = sorted([[f.line, f.cwe, f.rule] for f in nat] + [[b, cwe, "compose"] for b in bad])
+            fh.write(json.dumps({"code": code, "findings": findings, "pkg": pkg, "split": "train",
+                                 "template": f"compose-{cwe}", "vulnerable": vul, "pair": None}) + "\n")
+            written += 1
+    return written
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="data/codeprm")
@@ -173,6 +211,8 @@ def main() -> None:
     ap.add_argument("--test-pairs", type=int, default=260)
     ap.add_argument("--val-pairs", type=int, default=200)
     ap.add_argument("--synth", type=int, default=8000, help="composed functions in train (a tenth in val)")
+    ap.add_argument("--compose-pairs", type=int, default=12000,
+                    help="combinatorial vulnerable/fixed pairs appended to train (0 = the previous corpus)")
     args = ap.parse_args()
     rng = random.Random(SEED)
     out = Path(args.out)
@@ -246,6 +286,11 @@ def main() -> None:
             if split == "val":  # calibration must also see composed code, not only a/b templates
                 written += write_synth(fh, hosts["val"], "val", args.synth // 10, rng)
         counts[split] = written
+    if args.compose_pairs:
+        with open(out / "train.jsonl", "a") as fh:
+            n_comp = write_composed(fh, hosts["train"], args.compose_pairs, SEED + 1)
+        counts["train"] += n_comp
+        counts["train_composed_pairs_items"] = n_comp
     (out / "SUMMARY.json").write_text(json.dumps({"counts": counts, "seed": SEED, "seconds": round(time.time() - t0, 1),
                                                   "hosts": {k: len(v) for k, v in hosts.items()}}, indent=2))
     print(counts, f"{time.time() - t0:.0f}s")
