@@ -5,7 +5,6 @@ UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sw
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import tempfile
 
@@ -17,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
-from demos.ui import friendly_errors
+from demos.ui import figure_to_image, friendly_errors
 from engines.bandits import (
     BASE_ALGORITHMS,
     DELAYS,
@@ -60,14 +59,6 @@ def _color(name: str) -> str:
     return _COLORS.get(name.replace("+PS", ""), "black")
 
 
-def _fig_to_image(fig) -> Image.Image:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    buf.seek(0)
-    return Image.open(buf).convert("RGB")
-
-
 def regret_plot(result) -> Image.Image:
     """Mean cumulative regret over seeds with a +/-1 std band, one line per algorithm."""
     fig, ax = plt.subplots(figsize=(8, 4.6))
@@ -85,7 +76,7 @@ def regret_plot(result) -> Image.Image:
                  f", mode={cfg.mode}   (band: +/-1 std)", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _fig_to_image(fig)
+    return figure_to_image(fig)
 
 
 def sweep_plot(sw, loglog: bool = False) -> Image.Image:
@@ -110,7 +101,7 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
                 pass
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    return _fig_to_image(fig)
+    return figure_to_image(fig)
 
 
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,

@@ -6,7 +6,6 @@ examples). Callbacks are plain functions, testable without a server.
 from __future__ import annotations
 
 import html
-import io
 import tempfile
 import time
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import gradio as gr
 import numpy as np
 
-from demos.ui import friendly_errors
+from demos.ui import figure_to_image, friendly_errors
 from engines.codeprm import CWE_INFO, default_prm, examples, sample_candidates
 from engines.codeprm.sarif import to_sarif
 from engines.common.errors import InputError
@@ -23,18 +22,6 @@ CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
 _FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
-
-
-def _png(fig) -> np.ndarray:
-    from PIL import Image
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    buf.seek(0)
-    return np.asarray(Image.open(buf).convert("RGB"))
 
 
 def _plot(scan: dict) -> np.ndarray:
@@ -56,7 +43,7 @@ def _plot(scan: dict) -> np.ndarray:
     ax.set_ylabel("step risk (1 - score)")
     ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}")
     ax.legend(loc="upper right", fontsize=8)
-    return _png(fig)
+    return np.asarray(figure_to_image(fig))
 
 
 def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) -> str:

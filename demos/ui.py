@@ -31,7 +31,7 @@ def friendly_errors(fn):
                 yield from fn(*args, **kwargs)
             except gr.Error:
                 raise
-            except Exception as exc:  # noqa: BLE001 - the point is to catch everything
+            except Exception as exc:
                 raise _to_gradio_error(exc) from exc
         return gen_wrapper
 
@@ -41,6 +41,23 @@ def friendly_errors(fn):
             return fn(*args, **kwargs)
         except gr.Error:
             raise
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise _to_gradio_error(exc) from exc
     return wrapper
+
+
+def figure_to_image(fig, dpi: int = 110):
+    """Render a matplotlib figure to an RGB PIL image (lossless PNG round trip) and close it."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    buf.seek(0)
+    return Image.open(buf).convert("RGB")
