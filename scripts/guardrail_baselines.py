@@ -97,11 +97,10 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
-    from transformers import AutoTokenizer
 
-    from engines.common.backbone import _cache_dir, gguf_path
+    from engines.common.backbone import load_backbone
 
-    tok = AutoTokenizer.from_pretrained(str(_cache_dir(gguf_path())))
+    tok = load_backbone(device="cpu").tokenizer  # also works before the safetensors cache exists
     recs = {r["id"]: r for r in map(json.loads, (CACHE / "records.jsonl").read_text().splitlines())}
     exs = load_cache(CACHE)
     for e in exs:
