@@ -44,8 +44,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engines.common.backbone import load_backbone
-from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced
+from engines.common.backbone import chat_prompt_ids, load_backbone
+from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.labels import anchor_token_index, find_anchor_char
 
 WHEELS = ROOT / "data" / "wheels"

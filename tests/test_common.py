@@ -128,3 +128,15 @@ def test_torch_threads_overlapping_caps_restore_the_original():
     assert torch.get_num_threads() == 1, "b still holds the cap"
     b.__exit__(None, None, None)
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.slow
+def test_chat_prompt_ids_wraps_the_template_and_truncates_the_user_text():
+    bb = bb_mod.load_backbone(device="cpu")
+    short = bb_mod.chat_prompt_ids(bb.tokenizer, "Say hello.")
+    assert bb.chat_ids("Say hello.").tolist() == [short]
+    assert bb.tokenizer.decode(short).rstrip().endswith("assistant")
+    long_text = "word " * 500
+    full = bb_mod.chat_prompt_ids(bb.tokenizer, long_text)
+    cut = bb_mod.chat_prompt_ids(bb.tokenizer, long_text, max_prompt_tokens=16)
+    assert len(cut) < len(full) and len(cut) - len(short) <= 16 + 2

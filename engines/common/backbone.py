@@ -45,12 +45,24 @@ class Backbone:
         return (f"Backbone(source={self.source!r}, layers={cfg.num_hidden_layers}, "
                 f"hidden={cfg.hidden_size}, load_seconds={self.load_seconds:.2f}, device={self.device})")
 
-    def chat_ids(self, prompt: str) -> torch.Tensor:
+    def chat_ids(self, prompt: str, max_prompt_tokens: int | None = None) -> torch.Tensor:
         """Token ids (1, n) of a single-turn chat prompt with the generation header appended."""
-        msgs = [{"role": "user", "content": prompt}]
-        enc = self.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, return_tensors="pt")
-        ids = enc["input_ids"] if not isinstance(enc, torch.Tensor) else enc
-        return ids.to(self.device)
+        ids = chat_prompt_ids(self.tokenizer, prompt, max_prompt_tokens)
+        return torch.tensor([ids], dtype=torch.long, device=self.device)
+
+
+def chat_prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int | None = None) -> list[int]:
+    """Chat-template ids of a one-turn prompt (generation header appended); the user text is cut
+    to ``max_prompt_tokens`` tokens when given.
+    """
+    if max_prompt_tokens is not None:
+        text_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        if len(text_ids) > max_prompt_tokens:
+            prompt = tokenizer.decode(text_ids[:max_prompt_tokens])
+    enc = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                        tokenize=True)
+    ids = enc["input_ids"] if isinstance(enc, dict) or hasattr(enc, "keys") else enc
+    return [int(i) for i in ids]
 
 
 def gguf_path() -> Path:

@@ -28,23 +28,6 @@ def tap(hidden_states: Sequence[torch.Tensor], layers: Sequence[int]) -> torch.T
     return torch.cat([hidden_states[i] for i in layers], dim=-1)
 
 
-def chat_prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int) -> list[int]:
-    """Chat-template ids of a one-turn prompt (generation header appended), user text cut to
-    ``max_prompt_tokens`` tokens.
-
-    >>> from engines.common.backbone import load_backbone           # doctest: +SKIP
-    >>> len(chat_prompt_ids(load_backbone().tokenizer, "hi", 64))   # doctest: +SKIP
-    26
-    """
-    text_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    if len(text_ids) > max_prompt_tokens:
-        prompt = tokenizer.decode(text_ids[:max_prompt_tokens])
-    enc = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                        tokenize=True)
-    ids = enc["input_ids"] if isinstance(enc, dict) or hasattr(enc, "keys") else enc
-    return [int(i) for i in ids]
-
-
 @torch.inference_mode()
 def teacher_forced(model, prompt_ids: list[list[int]], response_ids: list[list[int]],
                    layers: Sequence[int], pad_id: int) -> tuple[list[torch.Tensor], torch.Tensor]:

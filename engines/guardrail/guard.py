@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engines.common.backbone import load_backbone
+from engines.common.backbone import chat_prompt_ids, load_backbone
 from engines.common.device import get_device
 from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import INIT_ONNX, STEP_ONNX, load_head
-from engines.guardrail.features import chat_prompt_ids, tap, teacher_forced
+from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
