@@ -116,6 +116,22 @@ def pair_acc(scores: np.ndarray, labels: np.ndarray, pairs: np.ndarray, thr: flo
     return float(np.mean(ok))
 
 
+def flag_rates(items: list[dict], y: np.ndarray, methods: dict[str, tuple[list, float]]) -> dict:
+    """Per template: share of vulnerable twins flagged and of fixed twins flagged, per method
+    (tells a missed vulnerability from a false alarm on the fix)."""
+    out: dict[str, dict] = {}
+    keys = sorted({it["template"] for it in items})
+    for key in keys:
+        idx = np.array([i for i, it in enumerate(items) if it["template"] == key])
+        row = {}
+        for name, (scores, thr) in methods.items():
+            s = np.asarray(scores, dtype=float)[idx] >= thr
+            row[name] = {"vulnerable_flagged": round(float(s[y[idx] == 1].mean()), 3),
+                         "fixed_flagged": round(float(s[y[idx] == 0].mean()), 3)}
+        out[key] = row
+    return out
+
+
 def prefix(code: str, frac: float = 0.5) -> str:
     lines = code.splitlines()
     return "\n".join(lines[: max(1, int(round(len(lines) * frac)))]) + "\n"
@@ -165,7 +181,9 @@ def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_tem
     from engines.codeprm.mutations import TEMPLATES
 
     by_key = {t.key: t for t in (old_templates or TEMPLATES)}
-    new_of = {t.cwe: t for t in new_templates}
+    new_of: dict[int, list] = {}
+    for t in new_templates:
+        new_of.setdefault(t.cwe, []).append(t)
     rng = random.Random(seed)
     out = []
     for p in sorted({it["pair"] for it in items if it.get("pair") is not None}):
@@ -174,11 +192,13 @@ def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_tem
         assert len(hosts) == 1, f"pair {p}: twins disagree on the host"
         pkg, hl = hosts.pop()
         host = "\n".join(hl) + "\n" if hl else ""
-        tpl = new_of[by_key[twins[0]["template"]].cwe]
-        s = rng.randrange(1 << 30)
-        for vul in (True, False):
-            code, bad, span, _ = injected(host, tpl, vul, s)
-            out.append(make_item(code, pkg, tag, tpl, vul, bad, span, pair=p))
+        family = new_of[by_key[twins[0]["template"]].cwe]
+        for k, tpl in enumerate(family):  # one pair per template of the family, same host
+            s = rng.randrange(1 << 30)
+            pid = p if len(family) == 1 else p * 10 + k
+            for vul in (True, False):
+                code, bad, span, _ = injected(host, tpl, vul, s)
+                out.append(make_item(code, pkg, tag, tpl, vul, bad, span, pair=pid))
     return out
 
 
@@ -194,6 +214,14 @@ def variant_e_items(items: list[dict], seed: int = 20261201) -> list[dict]:
     from engines.codeprm.heldout_e import TEMPLATES_E
 
     return variant_items(items, TEMPLATES_E, seed, "test-e")
+
+
+def variant_f_items(items: list[dict], seed: int = 20261202) -> list[dict]:
+    """The test pairs of ``items`` re-made with the blind variants f and g (both templates of each
+    family in every host: 520 pairs), written by an independent author (engines/codeprm/heldout_f.py)."""
+    from engines.codeprm.heldout_f import TEMPLATES_F
+
+    return variant_items(items, TEMPLATES_F, seed, "test-f")
 
 
 def cyberseceval(prm: CodePRM) -> dict:
@@ -231,14 +259,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
-    ap.add_argument("--variant", choices=["c", "d", "e"], default="c",
-                    help="c: data/codeprm/test.jsonl; d / e: the blind held-out variants in the same hosts")
+    ap.add_argument("--variant", choices=["c", "d", "e", "f"], default="c",
+                    help="c: data/codeprm/test.jsonl; d / e / f: the held-out variants in the same hosts "
+                         "(f = variants f and g of heldout_f.py)")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
-    if args.variant in ("d", "e"):
-        items = variant_d_items(items) if args.variant == "d" else variant_e_items(items)
+    if args.variant in ("d", "e", "f"):
+        items = {"d": variant_d_items, "e": variant_e_items, "f": variant_f_items}[args.variant](items)
         with open(Path(args.data) / f"test_{args.variant}.jsonl", "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in items)
     codes = [it["code"] for it in items]
@@ -293,6 +322,9 @@ def main() -> None:
         f = [i for i in idx if y[i] == 0][0]
         per.setdefault(key, []).append(prm_scores[v] >= thr and prm_scores[f] < thr)
     res["per_template_pair_acc"] = {k: round(float(np.mean(v)), 3) for k, v in sorted(per.items())}
+    res["per_template_flag_rates"] = flag_rates(items, y, {"shipped": (prm_scores, thr),
+                                                          "model alone": (solo_scores, solo.cfg.threshold),
+                                                          "analysers": (lab, 0.5)})
     if args.variant == "c":
         res["cyberseceval"] = {"model_alone": cyberseceval(solo), "fused": cyberseceval(prm)}
     res["seconds"] = round(time.time() - t0, 1)
