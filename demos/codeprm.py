@@ -211,8 +211,8 @@ def build() -> None:
     """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown(
         "Paste or stream Python; a small causal code model scores each **step** (blank-line blocks, cut at "
-        "statements) for security in the context of the code before it, bandit (in-process) and a taint "
-        "labeller name the CWE, and a soft minimum over step scores gives the verdict, for full or partial "
+        "statements) for security in the context of the code before it, bandit (in-process), a taint "
+        "labeller and API-knowledge rules name the CWE, and a soft minimum over step scores gives the verdict, for full or partial "
         "code. The code is parsed and tokenised, never run. (SecCodePRM, arXiv 2602.10418.)")
     state = gr.State(None)
     with gr.Row():
@@ -234,7 +234,7 @@ def build() -> None:
     with gr.Row():
         code_view = gr.HTML()
         step_info = gr.Markdown()
-    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, the taint labeller or the model)",
+    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, the taint labeller, the API rules or the model)",
                             interactive=False, wrap=True)
     with gr.Accordion("CWE families", open=False):
         gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))

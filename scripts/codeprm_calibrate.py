@@ -5,9 +5,10 @@
 For two modes, the model alone and the model fused with the analysers (noisy-OR, see
 ``CodePRM.fuse``), it picks the risk-sensitive aggregation (soft minimum with tau in
 {0.02, 0.05, 0.1, 0.2}, or top-k mean with k in {1, 2, 3}) with the best file-level AUROC on
-val, then the threshold with the best balanced accuracy. ``--extra-val`` adds validation files
-(the shipped calibration uses the val split + the blind validation variant v,
-data/codeprm/val_v.jsonl written by scripts/codeprm_select.py; never test data). ``analyser_prob`` is the fraction of
+val, then the threshold with the best balanced accuracy (fused: at most ``analyser_prob``, so that
+a finding of the analysers always calls the file vulnerable). ``--extra-val`` adds validation files
+(the shipped calibration uses the val split + validation variants v and e in the val hosts,
+data/codeprm/val_v.jsonl and val_e.jsonl written by scripts/codeprm_select.py; never test data). ``analyser_prob`` is the fraction of
 val steps flagged by the analysers that are labelled insecure. Run by codeprm_train.py at the end.
 """
 from __future__ import annotations
@@ -29,10 +30,10 @@ from engines.codeprm.model import featurize
 AGGREGATIONS = [("softmin", t, 2) for t in (0.02, 0.05, 0.1, 0.2)] + [("topk", 0.05, k) for k in (1, 2, 3)]
 
 
-def balanced_threshold(risks: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
-    """Threshold with the best balanced accuracy (ties: the lowest), and that accuracy."""
-    best = (0.5, -1.0)
-    for t in np.unique(risks):
+def balanced_threshold(risks: np.ndarray, labels: np.ndarray, cap: float = 1.0) -> tuple[float, float]:
+    """Threshold <= ``cap`` with the best balanced accuracy (ties: the lowest), and that accuracy."""
+    best = (min(0.5, cap), -1.0)
+    for t in np.unique(np.append(risks[risks <= cap], cap)):
         pred = risks >= t
         bal = 0.5 * (pred[labels == 1].mean() + (~pred[labels == 0]).mean())
         if bal > best[1] + 1e-12:
@@ -73,7 +74,9 @@ def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None, ext
             risks = np.array(risks)
             a = float(roc_auc_score(labels, risks))
             if best is None or a > best["val_file_auroc"] + 1e-9:
-                thr, bal = balanced_threshold(risks, labels)
+                # fused: an analyser finding (step risk >= analyser_prob) always makes the verdict,
+                # so the threshold may not sit above analyser_prob; the model adds risk where they are silent
+                thr, bal = balanced_threshold(risks, labels, analyser_prob if mode == "fused" else 1.0)
                 best = {"aggregation": agg, "tau": tau, "top_k": k, "threshold": thr,
                         "val_file_auroc": a, "val_balanced_accuracy": bal}
         out[mode] = best

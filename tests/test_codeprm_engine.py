@@ -371,3 +371,26 @@ def test_unknown_tokens_map_to_unk_and_unknown_parts_drop():
     assert ids.tolist() == [4, 1, 5, 1, 1, 1, 3]
     assert parts[1].tolist() == [6, 0, 0] and not parts[2:].any()
     assert PRMConfig().vocab_size > max(CodePRM.load("onnx").vocab.values())
+
+
+def test_a_finding_always_makes_the_fused_verdict(prm_onnx):
+    # the fused threshold is calibrated at or below analyser_prob, so a step the analysers flag
+    # calls the file vulnerable whatever the model says of it (the model adds where they are silent)
+    assert prm_onnx.cfg.threshold <= prm_onnx.cfg.analyser_prob + 1e-12
+    muted = prm_onnx.with_config()
+    muted.step_probs = lambda feats: (np.zeros(len(feats.spans)), np.ones((len(feats.spans), feats.gidx.shape[1])))
+    for cwe, code in [(502, "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n"),
+                      (328, "import hashlib\n\n\ndef kdf(pw, salt):\n    return hashlib.pbkdf2_hmac('sha1', pw, salt, 10)\n")]:
+        r = muted.scan(code)
+        assert r.verdict == "vulnerable" and cwe in {f.cwe for f in r.findings}
+
+
+def test_calibration_threshold_respects_the_cap():
+    sys.path.insert(0, str(REPO / "scripts"))
+    from codeprm_calibrate import balanced_threshold
+
+    risks = np.array([0.1, 0.2, 0.89, 0.95, 0.97])
+    labels = np.array([0, 0, 0, 1, 1])
+    assert balanced_threshold(risks, labels)[0] == pytest.approx(0.95)
+    thr, _ = balanced_threshold(risks, labels, cap=0.9)
+    assert thr == pytest.approx(0.9)  # the cap itself separates best among thresholds <= 0.9

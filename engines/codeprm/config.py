@@ -25,8 +25,10 @@ class PRMConfig:
             validation split by ``scripts/codeprm_train.py``; the shipped value is read from
             ``assets/codeprm/calibration.json``).
         step_threshold: step risk at or above which a step is highlighted as risky.
-        fuse_analysers: combine the model's step risk with the analysers' (bandit + taint) by a
-            noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model alone.
+        fuse_analysers: combine the model's step risk with the analysers' (bandit + taint + API
+            rules) by a noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model
+            alone. The fused threshold is calibrated at or below analyser_prob, so a finding always
+            makes the verdict and the model adds risk where the analysers are silent.
         analyser_prob: probability that a step the analysers flag is insecure (estimated on the
             validation split by ``scripts/codeprm_calibrate.py``).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).

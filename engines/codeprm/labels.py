@@ -1,6 +1,11 @@
-"""Step labels from static analysis: bandit run in-process, and a taint labeller of our own.
+"""Step labels from static analysis: bandit run in-process, a taint labeller of our own, and
+API-knowledge rules (``rules.py``).
 
-Both read the code's AST only; nothing is imported or executed. Prefixes and broken code are
+All read the code's AST only; nothing is imported or executed. bandit's on-sight rules for
+shells, URL opening, SQL building and password literals are kept only where the taint
+labeller confirms a dynamic, unsanitised value (or the literal can be a credential), so that a
+fixed twin (``shlex.quote``, an allow-listed URL, placeholders) is not flagged for the API it
+still calls. Prefixes and broken code are
 *repaired* first (unclosed brackets closed, a dangling block header given a body, trailing
 lines dropped), and when no repair parses, each step is parsed on its own (dedented), so a
 live prefix still gets labels.
@@ -10,58 +15,31 @@ from __future__ import annotations
 import ast
 import io
 import logging
+import re
 import textwrap
-from dataclasses import dataclass
 
+from engines.codeprm.findings import CWE_INFO, Finding, ImportAliases
+from engines.codeprm.findings import dotted_name as _name
+from engines.codeprm.rules import looks_like_secret, rule_findings_tree
 from engines.codeprm.steps import split_steps
 
-# CWE families this tab reports, with a short explanation for the UI and SARIF.
-CWE_INFO: dict[int, str] = {
-    22: "Path traversal: a user-controlled path reaches the file system.",
-    78: "OS command injection: a shell runs a string built from input.",
-    79: "Cross-site scripting: input reaches HTML without escaping.",
-    89: "SQL injection: a query is built by string formatting instead of parameters.",
-    94: "Code injection: eval/exec (or a debugger shell) runs dynamic code.",
-    295: "TLS certificate verification is disabled.",
-    327: "Broken or risky cryptography (weak cipher or hash).",
-    328: "Weak hash (MD5/SHA-1) used where a strong one is needed.",
-    338: "Non-cryptographic random generator used for secrets.",
-    377: "Insecure temporary file (predictable name or mktemp).",
-    502: "Deserialisation of untrusted data (pickle, marshal, unsafe yaml).",
-    611: "XML parsed with external entities enabled (XXE).",
-    798: "Hard-coded credential or secret.",
-    918: "Server-side request forgery: a request goes to a user-supplied URL.",
-}
+__all__ = ["CWE_INFO", "Finding", "bandit_findings", "label_findings", "repair", "taint_findings"]
 
 # bandit test id -> CWE family kept as a label. Everything else (assert, try/except/pass,
-# bare imports, subprocess without shell, request timeouts, ...) is left out as noise.
+# bare imports such as B408/B413, subprocess without shell, request timeouts, ...) is left out
+# as noise.
 BANDIT_CWE: dict[str, int] = {
     "B102": 94, "B307": 94, "B201": 94, "B302": 502, "B301": 502, "B506": 502, "B614": 502,
-    "B303": 328, "B324": 328, "B304": 327, "B305": 327, "B413": 327, "B505": 327,
+    "B303": 328, "B324": 328, "B304": 327, "B305": 327, "B505": 327,
     "B311": 338, "B105": 798, "B106": 798, "B107": 798,
     "B108": 377, "B306": 377,
     "B313": 611, "B314": 611, "B315": 611, "B316": 611, "B317": 611, "B318": 611, "B319": 611,
-    "B320": 611, "B408": 611,
+    "B320": 611,
     "B602": 78, "B605": 78, "B604": 78, "B609": 78, "B601": 78, "B606": 78,
     "B608": 89, "B610": 89, "B611": 89,
     "B701": 79, "B702": 79, "B703": 79, "B308": 79, "B704": 79,
-    "B310": 918, "B501": 295, "B323": 295, "B502": 295, "B503": 295, "B504": 295, "B202": 22,
+    "B310": 918, "B501": 295, "B507": 295, "B323": 295, "B502": 295, "B503": 295, "B504": 295, "B202": 22,
 }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One security finding on one line."""
-
-    line: int
-    cwe: int
-    rule: str
-    message: str
-    source: str  # "bandit", "taint", "template" or "model"
-
-    def to_dict(self) -> dict:
-        return {"line": self.line, "cwe": f"CWE-{self.cwe}", "rule": self.rule,
-                "message": self.message, "source": self.source}
 
 
 # ----------------------------------------------------------------------------------- repair
@@ -212,28 +190,38 @@ def bandit_findings(code: str) -> list[Finding]:
 
 # ----------------------------------------------------------------------------------- taint
 _SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers", "data",
-                 "GET", "POST", "COOKIES", "FILES", "query_params", "path_params", "body"}
+                 "GET", "POST", "COOKIES", "FILES", "META", "query_params", "path_params", "body", "query",
+                 "match_info", "rel_url", "query_string"}
 _SOURCE_CALLS = {"input", "raw_input", "getenv", "get_json", "recv", "recvfrom", "readline",
-                 "read", "urlparse_qs", "parse_qs", "getpass"}
+                 "read", "urlparse_qs", "parse_qs", "getpass", "get_argument", "get_arguments",
+                 "get_query_argument", "get_query_arguments", "get_body_argument", "get_body_arguments",
+                 "get_cookie", "namelist", "infolist", "getmembers", "getnames"}
+# methods of a request object that return what the client sent (aiohttp/starlette/flask)
+_REQUEST_READS = {"text", "json", "post", "read", "body", "form", "get_data", "content", "stream"}
 _SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename",
                "clean", "abs", "len", "normpath_checked", "uuid4", "hex", "literal_eval",
-               "quote_plus", "sha256", "safe_join", "isdigit", "isalnum"}
+               "quote_plus", "sha256", "safe_join", "isdigit", "isalnum", "format_html", "xhtml_escape",
+               "conditional_escape", "escape_html", "quoteattr", "urlencode"}
 _REQ_FUNCS = {"get", "post", "put", "delete", "head", "patch", "request", "urlopen", "Request",
-              "urlretrieve", "open_url", "stream"}
+              "urlretrieve", "open_url", "stream", "fetch", "request_encode_url", "request_encode_body"}
 _REQ_MODS = {"requests", "httpx", "urllib", "request", "urllib3", "session", "client", "http"}
-
-
-def _name(node: ast.AST) -> str:
-    """Dotted name of a Name/Attribute chain ('' when it is something else)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    elif isinstance(node, ast.Call):
-        parts.append(_name(node.func) + "()")
-    return ".".join(reversed(parts))
+_HTTP_METHODS = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}
+# parameters whose name says they carry what a client, a message or an upload sent
+_UNTRUSTED_PARAM = re.compile(r"(?i)(^|_)(request|req|event|payload|body|upload|uploaded|untrusted|user|form|"
+                              r"query|webhook|callback|incoming|submitted|remote)(_|$|s$)")
+_HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "APIView", "Consumer")
+_HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
+# sinks where any caller-controlled value is already a finding (bandit flags most of them on
+# sight): shell strings, eval/exec, SQL built by formatting, stdlib XML parsing, HTTP clients;
+# file paths and HTML need data that really comes from outside (a request, an upload, input()).
+_HTML_SINKS = {"render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response", "HttpResponse",
+               "Response", "write", "finish", "SafeString"}
+_PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper"}
+_OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedirs", "mkdir", "chmod", "chown",
+                  "rename", "replace", "scandir"}
+_SHUTIL_PATH_CALLS = {"rmtree", "copy", "copy2", "copyfile", "copytree", "move", "unpack_archive"}
+_PATH_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "rmdir", "mkdir", "touch",
+                 "iterdir"}
 
 
 def _is_string_built(node: ast.AST) -> bool:
@@ -243,16 +231,73 @@ def _is_string_built(node: ast.AST) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
-        return True
+        # psycopg2.sql.SQL(...).format(...) composes identifiers safely
+        return not (node.func.attr == "format" and isinstance(node.func.value, ast.Call) and
+                    _name(node.func.value.func).split(".")[-1] in ("SQL", "Composed", "Identifier"))
     return False
 
 
-class _Taint(ast.NodeVisitor):
-    """Flow-insensitive, statement-ordered taint tracking inside each function and module."""
+def _const_str_of(node: ast.AST) -> str:
+    return node.value.lower() if isinstance(node, ast.Constant) and isinstance(node.value, str) else "html"
+
+
+def _html_consts(node: ast.AST) -> bool:
+    consts = " ".join(c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return "<" in consts and ">" in consts
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _allow_checked(test: ast.AST) -> set[str]:
+    """Names an if-test validates by a positive allow-list check (membership in a fixed
+    collection, equality with a literal, path containment); empty for truth or URL-prefix tests."""
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_allow_checked(v) for v in test.values)) if isinstance(test.op, ast.And) else set()
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.In) and isinstance(right, (ast.Name, ast.Attribute, ast.Set, ast.Tuple, ast.List)) and \
+                not (isinstance(right, ast.Attribute) and "request" in _name(right)):
+            return _names(test.left)
+        if isinstance(op, ast.Eq):
+            if isinstance(right, ast.Constant):
+                return _names(test.left)
+            if isinstance(test.left, ast.Constant):
+                return _names(right)
+            if any(isinstance(c, ast.Call) and _name(c.func).split(".")[-1] in ("realpath", "abspath", "resolve",
+                                                                                 "commonpath") for c in ast.walk(test)):
+                return _names(test)
+    if isinstance(test, ast.Call):
+        last = _name(test.func).split(".")[-1]
+        if last in ("is_relative_to", "fullmatch") or (last == "startswith" and any(
+                isinstance(c, ast.Call) and _name(c.func).split(".")[-1] in ("realpath", "abspath", "resolve")
+                for c in ast.walk(test.func))):
+            return _names(test)
+    return set()
+
+
+class _Taint(ImportAliases):
+    """Flow-insensitive, statement-ordered taint tracking inside each function and module.
+
+    Two levels: ``tainted`` names carry data from outside (request fields, uploads, input(),
+    argv, environment, sockets, archive member names, parameters of web routes and handlers or
+    named like a request/payload/upload); ``weak`` names carry a caller's value (any parameter).
+    Sinks that are findings on sight (shells, eval, SQL formatting, XML, HTTP clients) fire on
+    either; file paths and HTML fire on ``tainted`` only. Sanitisers (quote/escape/basename/int,
+    ...) and guards (``if <check on x>: raise/return``) clear both.
+    """
 
     def __init__(self) -> None:
+        super().__init__()
         self.tainted: set[str] = set()
+        self.weak: set[str] = set()
         self.built: set[str] = set()  # names assigned from string building
+        self.html: set[str] = set()  # names assigned from HTML built with tainted parts
+        self.classes: list[ast.ClassDef] = []
+        self.safe_parsers: set[str] = set()  # names bound to an XML parser with entities off
+        self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
+        self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
 
     # -- sources and propagation
@@ -269,30 +314,34 @@ class _Taint(ast.NodeVisitor):
             fn = node.func
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
             full = _name(fn)
+            on_request = "request" in full.lower() or full.startswith("req")
+            if last in _REQUEST_READS and on_request and isinstance(fn, ast.Attribute):
+                return True
             if last in _SOURCE_CALLS and last not in ("read", "readline"):
                 return True
             if last in ("read", "readline", "recv") and "request" not in full:
                 return True
             if last == "get" and any(s in full for s in ("args", "form", "environ", "values", "cookies",
-                                                           "headers", "GET", "POST", "query_params")):
+                                                           "headers", "GET", "POST", "query_params", "query",
+                                                           "match_info", "META")):
                 return True
         return False
 
-    def tainted_expr(self, node: ast.AST | None) -> bool:
+    def tainted_expr(self, node: ast.AST | None, weak: bool = False) -> bool:
         if node is None:
             return False
         if isinstance(node, ast.Call):
             fn = node.func
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
-            if last in _SANITIZERS:
+            if last in _SANITIZERS or _name(fn) == "shlex.join":
                 return False
         if self.is_source(node):
             return True
         if isinstance(node, ast.Name):
-            return node.id in self.tainted
+            return node.id in self.tainted or (weak and node.id in self.weak)
         if isinstance(node, (ast.Lambda, ast.Constant)):
             return False
-        return any(self.tainted_expr(c) for c in ast.iter_child_nodes(node))
+        return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
 
     def _targets(self, t: ast.AST) -> list[str]:
         if isinstance(t, ast.Name):
@@ -301,67 +350,141 @@ class _Taint(ast.NodeVisitor):
             return [n for e in t.elts for n in self._targets(e)]
         if isinstance(t, ast.Attribute):
             return [_name(t)]
+        if isinstance(t, ast.Starred):
+            return self._targets(t.value)
         return []
 
     def _assign(self, targets: list[ast.AST], value: ast.AST | None) -> None:
         names = [n for t in targets for n in self._targets(t)]
         taint = self.tainted_expr(value)
+        weak = taint or self.tainted_expr(value, weak=True)
         built = value is not None and (_is_string_built(value) or
                                        (isinstance(value, ast.Name) and value.id in self.built))
+        html = value is not None and ((_is_string_built(value) and taint and _html_consts(value)) or
+                                      (isinstance(value, ast.Name) and value.id in self.html))
+        src = _names(value) if value is not None else set()
         for n in names:
+            self.origin[n] = src
             (self.tainted.add if taint else self.tainted.discard)(n)
+            (self.weak.add if weak else self.weak.discard)(n)
             (self.built.add if built else self.built.discard)(n)
+            (self.html.add if html else self.html.discard)(n)
+
+    def _spread(self, targets: list[str], src: ast.AST) -> None:
+        if self.tainted_expr(src):
+            self.tainted.update(targets)
+        if self.tainted_expr(src, weak=True):
+            self.weak.update(targets)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.generic_visit(node)
         self._assign(node.targets, node.value)
+        v = node.value
+        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] == "XMLParser":
+            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            if isinstance(r, ast.Constant) and r.value is False:
+                self.safe_parsers.update(n for t in node.targets for n in self._targets(t))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.generic_visit(node)
         self._assign([node.target], node.value)
 
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.generic_visit(node)
+        self._assign([node.target], node.value)
+
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.generic_visit(node)
-        if self.tainted_expr(node.value):
-            for n in self._targets(node.target):
-                self.tainted.add(n)
-        for n in self._targets(node.target):
-            self.built.add(n)
+        names = self._targets(node.target)
+        self._spread(names, node.value)
+        self.built.update(names)
 
     def visit_For(self, node: ast.For) -> None:
-        if self.tainted_expr(node.iter):
-            for n in self._targets(node.target):
-                self.tainted.add(n)
+        self._spread(self._targets(node.target), node.iter)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._spread(self._targets(node.target), node.iter)
         self.generic_visit(node)
 
     def visit_With(self, node: ast.With) -> None:
         for item in node.items:
-            if item.optional_vars is not None and self.tainted_expr(item.context_expr):
-                for n in self._targets(item.optional_vars):
-                    self.tainted.add(n)
+            if item.optional_vars is not None:
+                self._spread(self._targets(item.optional_vars), item.context_expr)
         self.generic_visit(node)
 
-    def _function(self, node) -> None:
-        saved = (set(self.tainted), set(self.built))
-        routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
-                     _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put")
-                     for d in node.decorator_list)
-        if routed:  # parameters of a web route come from the URL
-            for a in node.args.args + node.args.kwonlyargs:
-                self.tainted.add(a.arg)
+    visit_AsyncWith = visit_With
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node)
         self.generic_visit(node)
-        self.tainted, self.built = saved
+        self.classes.pop()
+
+    def _function(self, node) -> None:
+        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html))
+        routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
+                     _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
+                                                                                       "delete", "websocket")
+                     for d in node.decorator_list)
+        handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
+            _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
+        params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                  if a.arg not in ("self", "cls")]
+        params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
+        self.weak.update(params)
+        for p in params:
+            if routed or handler or _UNTRUSTED_PARAM.search(p):  # parameters of a web route come from the URL
+                self.tainted.add(p)
+        self.generic_visit(node)
+        self.tainted, self.weak, self.built, self.html = saved
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
     def visit_If(self, node: ast.If) -> None:
-        # a guard `if <check on x>: raise/return` validates x for the code after it
+        # an allow-list check `if x in ALLOWED:` / `if host == "...":` / `if p.is_relative_to(root):`
+        # validates x inside its body; a guard `if <check on x>: raise/return/abort` validates x
+        # for the code after it
+        checked = self._with_origins(_allow_checked(node.test))
+        if checked:
+            saved = (set(self.tainted), set(self.weak))
+            self.tainted -= checked
+            self.weak -= checked
+            self.visit(node.test)
+            for st in node.body:
+                self.visit(st)
+            self.tainted, self.weak = saved
+            for st in node.orelse:
+                self.visit(st)
+        else:
+            self.generic_visit(node)
+        last = node.body[-1] if node.body else None
+        aborts = isinstance(last, (ast.Raise, ast.Return, ast.Continue)) or (
+            isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and
+            _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
+        if aborts:
+            for n in self._with_origins(_names(node.test)):
+                self.tainted.discard(n)
+                self.weak.discard(n)
+
+    def _with_origins(self, names: set[str]) -> set[str]:
+        """Checked names and the names they were computed from (``host = urlparse(url).hostname``
+        checks ``url`` too)."""
+        return set(names).union(*(self.origin.get(n, set()) for n in names)) if names else set()
+
+    def _note_dynamic(self, node: ast.AST) -> None:
+        if _is_string_built(node) and self.tainted_expr(node, weak=True):
+            self.dynamic_lines.add(node.lineno)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._note_dynamic(node)
         self.generic_visit(node)
-        if node.body and isinstance(node.body[-1], (ast.Raise, ast.Return)):
-            for n in ast.walk(node.test):
-                if isinstance(n, ast.Name):
-                    self.tainted.discard(n.id)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self._note_dynamic(node)
+        self.generic_visit(node)
 
     # -- sinks
     def _hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
@@ -370,12 +493,43 @@ class _Taint(ast.NodeVisitor):
     def visit_Return(self, node: ast.Return) -> None:
         self.generic_visit(node)
         v = node.value
-        if v is not None and _is_string_built(v) and self.tainted_expr(v):
-            consts = " ".join(c.value for c in ast.walk(v) if isinstance(c, ast.Constant) and isinstance(c.value, str))
-            if "<" in consts and ">" in consts:
-                self._hit(node, 79, "taint:html", "user input is formatted into HTML without escaping")
+        if v is not None and _is_string_built(v) and self.tainted_expr(v) and _html_consts(v):
+            self._hit(node, 79, "taint:html", "user input is formatted into HTML without escaping")
+
+    def _built_taint(self, node: ast.AST | None, weak: bool = False) -> bool:
+        """A string built by formatting (or a name bound to one) with a tainted, unsanitised part."""
+        if node is None:
+            return False
+        built = _is_string_built(node) or (isinstance(node, ast.Name) and node.id in self.built)
+        return built and self.tainted_expr(node, weak)
+
+    def _html_arg(self, node: ast.AST | None) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.html
+        return _is_string_built(node) and self.tainted_expr(node) and _html_consts(node)
+
+    def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
+        """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
+        if last == "open" and mod in ("", "io", "os", "codecs", "builtins"):
+            return bool(args) and self.tainted_expr(args[0])
+        if last in _PATH_CALLS:
+            return any(self.tainted_expr(a) for a in args[:2])
+        if (last in _OS_PATH_CALLS and mod == "os") or (last in _SHUTIL_PATH_CALLS and mod == "shutil"):
+            return any(self.tainted_expr(a) for a in args[:2])
+        if last == "save" and isinstance(node.func, ast.Attribute) and args:  # an upload saved under its own name
+            return self.tainted_expr(node.func.value) and self.tainted_expr(args[0])
+        if last in _PATH_METHODS and isinstance(node.func, ast.Attribute) and mod not in ("os", "shutil", "io"):
+            recv = node.func.value
+            pathish = isinstance(recv, ast.BinOp) and isinstance(recv.op, ast.Div) or (
+                isinstance(recv, ast.Call) and _name(recv.func).split(".")[-1] in ("Path", "PurePath"))
+            return (pathish or isinstance(recv, ast.Name)) and self.tainted_expr(recv) and \
+                not (isinstance(recv, ast.Name) and recv.id in ("self", "cls"))
+        return False
 
     def visit_Call(self, node: ast.Call) -> None:
+        self._note_dynamic(node)
         self.generic_visit(node)
         fn = node.func
         full = _name(fn)
@@ -383,51 +537,106 @@ class _Taint(ast.NodeVisitor):
         args = list(node.args)
         first = args[0] if args else None
         kw = {k.arg: k.value for k in node.keywords if k.arg}
-        any_taint = any(self.tainted_expr(a) for a in args) or any(self.tainted_expr(v) for v in kw.values())
+        any_weak = any(self.tainted_expr(a, True) for a in args) or any(self.tainted_expr(v, True) for v in kw.values())
         shell = isinstance(kw.get("shell"), ast.Constant) and kw["shell"].value is True
-        mod = full.split(".")[0] if "." in full else ""
-        if last in ("system", "popen") and mod in ("os", "") and any_taint:
+        rfull = self.resolved(full)
+        mod = rfull.split(".")[0] if "." in rfull else ""
+        if last in ("system", "popen") and mod in ("os", "") and any_weak:
             self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
         elif mod == "subprocess" or last in ("Popen", "call", "check_call", "check_output", "run", "getoutput",
                                              "getstatusoutput"):
-            if last in ("getoutput", "getstatusoutput") and any_taint:
+            if last in ("getoutput", "getstatusoutput") and any_weak:
                 self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
-            elif shell and self.tainted_expr(first if first is not None else kw.get("args")):
+            elif shell and self.tainted_expr(first if first is not None else kw.get("args"), True):
                 self._hit(node, 78, "taint:os-command", "user input reaches subprocess with shell=True")
-        if last in ("eval", "exec") and mod in ("", "builtins") and any_taint:
+        if last in ("eval", "exec") and mod in ("", "builtins") and any_weak:
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
-        if last in ("execute", "executemany", "executescript", "raw", "text") and first is not None:
+        if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
+                    "RawSQL", "extra") and first is not None:
             built = _is_string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
-            if built and self.tainted_expr(first):
+            if built and self.tainted_expr(first, True):
                 self._hit(node, 89, "taint:sql", "SQL built from user input by string formatting")
-        if last in ("open", "send_file", "send_from_directory", "remove", "unlink", "rmtree", "FileResponse",
-                    "read_text", "read_bytes", "write_text") and first is not None and self.tainted_expr(first):
-            if last != "open" or mod in ("", "io", "os", "codecs", "builtins"):
-                self._hit(node, 22, "taint:path", "a user-controlled path reaches the file system")
-        if last == "Path" and first is not None and self.tainted_expr(first):
+        if self._path_sink(node, last, mod, args):
             self._hit(node, 22, "taint:path", "a user-controlled path reaches the file system")
-        if last in ("loads", "load", "Unpickler") and mod in ("pickle", "marshal", "dill", "cPickle", "shelve") and any_taint:
+        if last in ("loads", "load", "Unpickler") and mod in ("pickle", "marshal", "dill", "cPickle", "shelve") and any_weak:
             self._hit(node, 502, "taint:deserialize", "untrusted data is unpickled")
         if last in ("load", "load_all") and mod == "yaml":
-            loader = kw.get("Loader")
+            loader = kw.get("Loader") or (args[1] if len(args) > 1 else None)
             safe = loader is not None and "Safe" in _name(loader)
-            if not safe and (any_taint or loader is not None):
+            if not safe and (any_weak or loader is not None):
                 self._hit(node, 502, "taint:yaml", "yaml.load without SafeLoader on untrusted data")
-        if last in ("render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response") and first is not None \
-                and self.tainted_expr(first) and (last != "make_response" or _is_string_built(first)):
-            self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
-        if last in _REQ_FUNCS and (mod in _REQ_MODS or "request" in full or "session" in full.lower()) \
-                and first is not None and self.tainted_expr(first) and "args" not in full:
-            self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
-        if last in ("fromstring", "parseString", "XML", "parse", "XMLParser") and \
-                any(m in full for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml")) and \
-                not any(m in full.lower() for m in ("defused", "safe")):
+        if last in _HTML_SINKS:
+            cands = args[:1] + [kw[k] for k in ("text", "body", "content", "html") if k in kw]
+            ctype = next((_const_str_of(kw[k]) for k in ("content_type", "mimetype", "media_type") if k in kw), None)
+            html_default = last in ("HttpResponse", "HTMLResponse", "make_response", "write", "finish")
+            on_self = full.startswith("self.") or last not in ("write", "finish")
+            # these send text/html unless told otherwise: any unescaped input built into the body is XSS
+            loose = (html_default and ctype is None) or "html" in (ctype or "")
+            into_body = on_self and (ctype is None or "html" in ctype) and any(
+                self._html_arg(c) or (loose and self._built_taint(c)) for c in cands)
+            marked_safe = last in ("render_template_string", "Markup", "mark_safe", "SafeString") and \
+                first is not None and self.tainted_expr(first)
+            if into_body or marked_safe:
+                self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        # ---- code injection through imports, templates and interpreters
+        if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
+            self._hit(node, 94, "taint:import", "a module named by user input is imported")
+        if (last == "from_string" or self.resolved(full) == "jinja2.Template") and first is not None and \
+                self.tainted_expr(first):
+            self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last in ("runsource", "runcode") and any_weak:
+            self._hit(node, 94, "taint:eval", "user input is run by an interactive interpreter")
+        if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
+        if last in _REQ_FUNCS and (mod in _REQ_MODS or "request" in full or "session" in full.lower()
+                                   or "client" in full.lower() or "http" in full.lower()) and "args" not in full:
+            url = first
+            if isinstance(first, ast.Constant) and str(first.value).upper() in _HTTP_METHODS:
+                url = args[1] if len(args) > 1 else kw.get("url")
+            url = url if url is not None else kw.get("url")
+            strong_only = full.startswith("self.") or last == "Request" or mod not in _REQ_MODS | {"aiohttp"} and \
+                not any(k in full.lower() for k in ("session", "client", "http"))
+            if url is not None and self.tainted_expr(url, weak=not strong_only):
+                self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
+        xfull = self.resolved(full)
+        parser = args[1] if len(args) > 1 else kw.get("parser")
+        safe_parser = isinstance(parser, ast.Name) and parser.id in self.safe_parsers
+        if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
+                any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
+                not any(m in xfull.lower() for m in ("defused", "safe")) and not safe_parser:
             if last == "XMLParser":
                 r = kw.get("resolve_entities")
                 if r is None or (isinstance(r, ast.Constant) and r.value is True):
                     self._hit(node, 611, "taint:xxe", "XML parser resolves external entities")
-            elif any_taint:
+            elif any_weak:
                 self._hit(node, 611, "taint:xxe", "untrusted XML parsed with the standard library parser")
+
+
+def _run_visitors(code: str, visitor_of) -> list[Finding]:
+    n = len(code.splitlines())
+    out = []
+    for off, _text, tree in _pieces(code):
+        try:
+            hits = visitor_of(tree)
+        except RecursionError:
+            continue
+        for line, cwe, rule, msg, source in hits:
+            if 1 <= line + off <= n:
+                out.append(Finding(line + off, cwe, rule, msg, source))
+    return out
+
+
+def _taint_hits(tree: ast.AST) -> list[tuple]:
+    t = _Taint()
+    t.visit(tree)
+    # lines that build a string from a caller's value: confirms bandit's SQL-building rule
+    dyn = [(ln, 0, "taint:dynamic-string", "", "taint") for ln in sorted(t.dynamic_lines)]
+    return [h + ("taint",) for h in t.findings] + dyn
+
+
+def _taint_and_dynamic(code: str) -> tuple[list[Finding], set[int]]:
+    out = _run_visitors(code, _taint_hits)
+    return [f for f in out if f.cwe], {f.line for f in out if not f.cwe}
 
 
 def taint_findings(code: str) -> list[Finding]:
@@ -436,27 +645,43 @@ def taint_findings(code: str) -> list[Finding]:
     >>> [f.cwe for f in taint_findings("import os\\ncmd = input()\\nos.system('ls ' + cmd)")]
     [78]
     """
-    n = len(code.splitlines())
-    out = []
-    for off, _text, tree in _pieces(code):
-        t = _Taint()
-        try:
-            t.visit(tree)
-        except RecursionError:
-            continue
-        for line, cwe, rule, msg in t.findings:
-            if 1 <= line + off <= n:
-                out.append(Finding(line + off, cwe, rule, msg, "taint"))
-    return out
+    return _taint_and_dynamic(code)[0]
+
+
+def rule_findings(code: str) -> list[Finding]:
+    """Findings of the API-knowledge rules (engines/codeprm/rules.py) on (repaired) code.
+
+    >>> [(f.cwe, f.rule) for f in rule_findings("import hmac, hashlib\\nm = hmac.new(k, msg, hashlib.md5)")]
+    [(328, 'rule:weak-hmac')]
+    """
+    return _run_visitors(code, lambda tree: [h + ("rule",) for h in rule_findings_tree(tree)])
+
+
+# bandit rules that fire on any call of an API, whether or not its input is dynamic; kept only
+# where the taint labeller confirms a dynamic, unsanitised argument on the same line. bandit's
+# SQL-building rule (B608) is kept where the string is built from a caller's value, and its
+# hard-coded-password rules where the literal can be a credential (not "<pad>", "", a path, ...)
+_CONFIRM = {"B602": 78, "B605": 78, "B604": 78, "B310": 918}
+
+
+def _secret_literal_in(message: str) -> bool:
+    m = re.search(r"'(.*)'", message)
+    return m is None or looks_like_secret(m.group(1))
 
 
 def label_findings(code: str) -> list[Finding]:
-    """bandit (filtered) + taint findings, one per (line, cwe), sorted by line.
+    """bandit (filtered) + taint + API-rule findings, one per (line, cwe), sorted by line.
 
     >>> [(f.line, f.cwe) for f in label_findings("import pickle\\nobj = pickle.loads(data)")]
     [(2, 502)]
     """
     seen = {}
-    for f in taint_findings(code) + bandit_findings(code):
+    taint, dynamic = _taint_and_dynamic(code)
+    confirmed = {(f.line, f.cwe) for f in taint}
+    bandit = [f for f in bandit_findings(code)
+              if (f.rule[7:] not in _CONFIRM or (f.line, _CONFIRM[f.rule[7:]]) in confirmed)
+              and (f.rule != "bandit:B608" or f.line in dynamic)
+              and (f.rule not in ("bandit:B105", "bandit:B106", "bandit:B107") or _secret_literal_in(f.message))]
+    for f in taint + rule_findings(code) + bandit:
         seen.setdefault((f.line, f.cwe), f)
     return sorted(seen.values(), key=lambda f: (f.line, f.cwe))

@@ -1,0 +1,77 @@
+"""Security findings and the CWE families the codeprm tab reports (shared by the analysers)."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# CWE families this tab reports, with a short explanation for the UI and SARIF.
+CWE_INFO: dict[int, str] = {
+    22: "Path traversal: a user-controlled path reaches the file system.",
+    78: "OS command injection: a shell runs a string built from input.",
+    79: "Cross-site scripting: input reaches HTML without escaping.",
+    89: "SQL injection: a query is built by string formatting instead of parameters.",
+    94: "Code injection: eval/exec (or a debugger shell) runs dynamic code.",
+    295: "TLS certificate verification is disabled.",
+    327: "Broken or risky cryptography (weak cipher or hash).",
+    328: "Weak hash (MD5/SHA-1) used where a strong one is needed.",
+    338: "Non-cryptographic random generator used for secrets.",
+    377: "Insecure temporary file (predictable name or mktemp).",
+    502: "Deserialisation of untrusted data (pickle, marshal, unsafe yaml).",
+    611: "XML parsed with external entities enabled (XXE).",
+    798: "Hard-coded credential or secret.",
+    918: "Server-side request forgery: a request goes to a user-supplied URL.",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One security finding on one line."""
+
+    line: int
+    cwe: int
+    rule: str
+    message: str
+    source: str  # "bandit", "taint", "rule", "template" or "model"
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "cwe": f"CWE-{self.cwe}", "rule": self.rule,
+                "message": self.message, "source": self.source}
+
+
+def dotted_name(node: ast.AST) -> str:
+    """Dotted name of a Name/Attribute chain ('' when it is something else)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Call):
+        parts.append(dotted_name(node.func) + "()")
+    return ".".join(reversed(parts))
+
+
+class ImportAliases(ast.NodeVisitor):
+    """A node visitor that remembers what each import bound (``import x.y as z``, ``from m import n``),
+    so that a call can be read by the module it really comes from."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}  # import alias -> module path
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if a.asname:
+                self.aliases[a.asname] = a.name
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for a in node.names:
+            self.aliases[a.asname or a.name] = f"{node.module or ''}.{a.name}"
+
+    def resolved(self, full: str) -> str:
+        """``full`` with its first part replaced by the module an import bound it to.
+
+        >>> v = ImportAliases(); v.visit(ast.parse("from lxml import etree as ET")); v.resolved("ET.parse")
+        'lxml.etree.parse'
+        """
+        head, _, rest = full.partition(".")
+        return self.aliases[head] + ("." + rest if rest else "") if head in self.aliases else full

@@ -1,0 +1,430 @@
+"""API-knowledge rules: code that is insecure by what it calls or writes, whatever the data flow.
+
+The taint labeller (``labels.py``) follows untrusted data into sinks; these rules know the
+APIs themselves: weak hash and cipher choices, TLS set-ups that skip verification or use old
+protocols, non-cryptographic generators (numpy, ``uuid1``, the clock) feeding a secret,
+hard-coded credentials (by name, by the API that takes them, by the shape of the literal),
+predictable names in the shared temp directory, shells reached through an argv list, and
+deserialisers that run code. Each rule is one check on the AST: nothing is imported or run.
+Rules that bandit already applies (``hashlib.md5``, ``random.*``, ``pickle.loads``, ...) are
+not repeated here.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+
+from engines.codeprm.findings import ImportAliases, dotted_name
+
+WEAK_HASHES = {"md5", "sha1", "md4", "md2", "sha", "ripemd160", "md5-sha1"}
+WEAK_CIPHERS = {"DES", "DES3", "TripleDES", "ARC2", "ARC4", "RC2", "RC4", "Blowfish", "CAST", "CAST5", "IDEA",
+                "SEED", "XOR"}
+OLD_TLS = {"PROTOCOL_SSLv2", "PROTOCOL_SSLv3", "PROTOCOL_TLSv1", "PROTOCOL_TLSv1_1", "SSLv2_METHOD",
+           "SSLv3_METHOD", "TLSv1_METHOD", "TLSv1_1_METHOD", "SSLv3", "TLSv1", "TLSv1_1"}
+SHELLS = {"sh", "bash", "zsh", "ksh", "dash", "csh", "tcsh", "fish", "cmd", "cmd.exe", "powershell",
+          "powershell.exe", "pwsh"}
+INTERPRETERS = {"python", "python3", "python2", "node", "nodejs", "perl", "ruby", "php", "lua", "Rscript"}
+# PBKDF2 iteration counts below this are too few for password storage (OWASP 2023: 600,000 for
+# SHA-256); a literal under it is flagged whatever the hash.
+MIN_PBKDF2_ITERATIONS = 100_000
+
+# names that hold a credential: one of these words, or a (qualifier, "key") pair, among the
+# name's snake/camel-case parts; a last part in _NOT_SECRET says it names, locates or describes one
+_SECRET_WORDS = {"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "credential", "credentials",
+                 "apikey", "dsn", "bearer", "privkey", "pat"}
+_KEY_QUALIFIERS = {"api", "access", "private", "signing", "auth", "secret", "master", "encryption", "session",
+                   "client", "hmac", "jwt", "app", "consumer", "webhook", "account"}
+_NOT_SECRET = {"field", "name", "names", "env", "var", "url", "uri", "path", "file", "dir", "type", "header", "len",
+               "length", "prefix", "suffix", "pattern", "regex", "re", "id", "label", "prompt", "placeholder", "hint",
+               "format", "fmt", "policy", "min", "max", "count", "expiry", "expires", "ttl", "timeout", "lifetime",
+               "scope", "endpoint", "column", "attr", "param", "kind", "mode", "hash", "hasher", "algorithm", "alg",
+               "error", "msg", "message", "required", "enabled", "chars", "location", "source", "mask"}
+# literal shapes of well-known secrets (cloud keys, API tokens, private keys) and of URLs with a password
+_SECRET_SHAPES = re.compile(r"(AKIA[0-9A-Z]{16}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|gh[pousr]_[0-9A-Za-z]{20,}|"
+                            r"xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|"
+                            r"://[^/\s:@{}]+:[^/\s@{}]+@)")
+# words of a function/variable name that say the value is a secret (for generators and clocks)
+_SECRET_CONTEXT = {"token", "secret", "password", "passwd", "pwd", "otp", "nonce", "salt", "session", "csrf",
+                   "reset", "verification", "verify", "auth", "pin", "apikey", "invite", "coupon", "voucher",
+                   "magic", "activation", "confirm", "confirmation", "recovery", "unsubscribe", "passcode", "code",
+                   "key", "keys", "sid", "cookie", "signup", "onetime", "challenge"}
+
+
+def _words(name: str) -> list[str]:
+    """Lower-case snake/camel-case parts of the last component of a dotted name."""
+    last = name.split(".")[-1]
+    return [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", last)]
+
+
+_PLACEHOLDERS = {"", "none", "null", "true", "false", "changeit", "xxx", "***", "<secret>", "<password>", "..."}
+
+
+def _const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        v = node.value
+        return v.decode("latin-1") if isinstance(v, bytes) else v
+    return None
+
+
+def looks_like_secret(value: str) -> bool:
+    """A literal that can be a credential: not empty or a placeholder, no spaces, not a path or
+    URL, not an UPPER_CASE environment-variable name, not a format template."""
+    v = value.strip()
+    if v.lower() in _PLACEHOLDERS or len(v) < 4 or len(v) > 400:
+        return False
+    if v[0] in "<[" and v[-1] in ">]":  # a markup or special token such as "<pad>" or "[CLS]"
+        return False
+    if any(c.isspace() for c in v) or v.startswith(("/", "./", "http://", "https://", "$", "%(")):
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*", v):  # an environment variable's name
+        return False
+    return "{" not in v and "%s" not in v
+
+
+def _is_secret_name(name: str) -> bool:
+    w = _words(name)
+    if not w or w[-1] in _NOT_SECRET:
+        return False
+    pairs = any(a in _KEY_QUALIFIERS and b in ("key", "keys") for a, b in itertools.pairwise(w))
+    return pairs or bool(set(w) & _SECRET_WORDS)
+
+
+def _last(fn: ast.AST) -> str:
+    return fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
+
+
+def _argv_of(last: str, args: list[ast.AST], kw: dict[str, ast.AST]) -> ast.AST | None:
+    """The argv a process-starting call runs (a list node), or None when ``last`` starts none."""
+    if last in ("Popen", "run", "call", "check_call", "check_output"):
+        return args[0] if args else kw.get("args")
+    if last == "create_subprocess_exec":
+        return ast.List(elts=args, ctx=ast.Load())
+    if last in ("execv", "execvp", "execve", "execvpe"):
+        return args[1] if len(args) > 1 else None
+    if last in ("execl", "execlp", "execle", "execlpe"):
+        return ast.List(elts=args[1:], ctx=ast.Load())
+    if last in ("spawnv", "spawnvp", "spawnve"):
+        return args[2] if len(args) > 2 else None
+    if last in ("spawnl", "spawnlp", "spawnle"):
+        return ast.List(elts=args[2:], ctx=ast.Load())
+    return None
+
+
+def _target_names(t: ast.AST) -> list[str]:
+    if isinstance(t, (ast.Name, ast.Attribute)):
+        return [dotted_name(t)]
+    if isinstance(t, ast.Subscript):
+        key = _const_str(t.slice)
+        return [key] if key else []
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _target_names(e)]
+    return []
+
+
+class ApiRules(ImportAliases):
+    """Collects (line, cwe, rule, message) for API misuse; see the module docstring."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.findings: list[tuple[int, int, str, str]] = []
+        self.functions: list[str] = []
+        self.argv_names: dict[str, ast.AST] = {}  # names bound to a shell argv list
+
+    def hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
+        self.findings.append((node.lineno, cwe, f"rule:{rule}", msg))
+
+    # ------------------------------------------------------------ context
+    def _function(self, node) -> None:
+        self.functions.append(node.name)
+        saved = dict(self.argv_names)
+        for arg, default in zip(reversed(node.args.args + node.args.kwonlyargs),
+                                reversed(node.args.defaults + [d for d in node.args.kw_defaults if d is not None])):
+            self._credential(arg.arg, default, node)
+        self.generic_visit(node)
+        self.functions.pop()
+        self.argv_names = saved
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def _secret_context(self, names: list[str]) -> bool:
+        return any(set(_words(n)) & _SECRET_CONTEXT for n in names + self.functions[-1:] if n)
+
+    # ------------------------------------------------------------ assignments
+    def _credential(self, name: str, value: ast.AST | None, node: ast.AST) -> None:
+        lit = _const_str(value)
+        if lit is not None and _is_secret_name(name) and looks_like_secret(lit) and \
+                lit.lower().replace("_", "") != name.split(".")[-1].lower().replace("_", ""):
+            self.hit(node if not hasattr(value, "lineno") else value, 798, "hardcoded-credential",
+                     f"a literal credential is assigned to {name!r}")
+
+    def _assigned(self, targets: list[ast.AST], value: ast.AST | None, node: ast.AST) -> None:
+        names = [n for t in targets for n in _target_names(t)]
+        for n in names:
+            self._credential(n, value, node)
+            attr = n.split(".")[-1]
+            if attr == "check_hostname" and isinstance(value, ast.Constant) and value.value is False:
+                self.hit(node, 295, "tls-no-verify", "hostname checking is turned off")
+            if attr == "verify_mode" and value is not None and ((_const_str(value) or "") == "CERT_NONE" or
+                                                                 _last(value) == "CERT_NONE"):
+                self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
+            if attr in ("minimum_version", "maximum_version") and isinstance(value, ast.Attribute) and \
+                    value.attr in OLD_TLS and attr == "minimum_version":
+                self.hit(node, 327, "old-tls", f"{value.attr} is an obsolete TLS version")
+        if value is not None:
+            self._weak_random(value, names, node)
+            if self._shell_argv(value):
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        self.argv_names[t.id] = value
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assigned(node.targets, node.value, node)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._assigned([node.target], node.value, node)
+        self.generic_visit(node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self._weak_random(node.value, [], node)
+        self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for k, v in zip(node.keys, node.values):
+            key = _const_str(k)
+            if key is None:
+                continue
+            lit = _const_str(v)
+            if key.lower() in ("authorization", "proxy-authorization") and lit:
+                parts = lit.split(None, 1)
+                if len(parts) == 2 and looks_like_secret(parts[1]):
+                    self.hit(v, 798, "hardcoded-credential", "a literal credential is sent in an Authorization header")
+            elif lit is not None and (_is_secret_name(key.replace("-", "_"))) and looks_like_secret(lit):
+                self.hit(v, 798, "hardcoded-credential", f"a literal credential is stored under {key!r}")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        lit = _const_str(node)
+        if lit and _SECRET_SHAPES.search(lit):
+            self.hit(node, 798, "secret-literal", "the literal looks like a real key, token or password-bearing URL")
+        if lit and re.search(r"(Unsalted)?(MD5|SHA1)PasswordHasher|UnsaltedSHA1|CryptPasswordHasher", lit):
+            self.hit(node, 328, "weak-password-hash", "a broken password hasher is configured")
+
+    # ------------------------------------------------------------ generators in a secret context
+    def _weak_random(self, value: ast.AST, names: list[str], node: ast.AST) -> None:
+        for sub in ast.walk(value):
+            if not isinstance(sub, ast.Call):
+                continue
+            full = dotted_name(sub.func)
+            clock = full in ("time.time", "time.time_ns")
+            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1") or
+                    (full.startswith(("random.Random", "Random(")) and "SystemRandom" not in full))
+            # a clock reading is a secret only when it is bound to a secret's name
+            if (weak and self._secret_context(names)) or (clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
+                self.hit(node, 338, "weak-random", f"{full}() is predictable; secrets need the secrets module")
+                return
+
+    # ------------------------------------------------------------ calls
+    def _shell_argv(self, node: ast.AST | None) -> bool:
+        """An argv list that starts a shell on a command that is not a literal: ["sh", "-c", cmd]."""
+        if isinstance(node, ast.Name) and node.id in self.argv_names:
+            return True
+        if not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) < 3:
+            return False
+        first = _const_str(node.elts[0])
+        if first is None or first.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower() not in SHELLS:
+            return False
+        flags = [(_const_str(e) or "").lower() for e in node.elts[1:]]
+        if not any(f in ("-c", "/c", "-command", "-lc", "-ec") for f in flags):
+            return False
+        return any(_const_str(e) is None for e in node.elts[1:])
+
+    def visit_Call(self, node: ast.Call) -> None:
+        fn = node.func
+        full = dotted_name(fn)
+        last = _last(fn)
+        rfull = self.resolved(full)
+        parts = set(full.replace("()", "").split(".")) | set(rfull.replace("()", "").split("."))
+        args = list(node.args)
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        # ---- 78: a shell reached through an argv list, or asyncio's shell launcher
+        if self._shell_argv(_argv_of(last, args, kw)):
+            self.hit(node, 78, "shell-argv", "a shell (sh -c) runs a command string built at run time")
+        if last == "create_subprocess_shell" and args and _const_str(args[0]) is None:
+            self.hit(node, 78, "subprocess-shell", "asyncio runs a non-literal command through the shell")
+        # ---- 328: weak hashes reached through generic constructors
+        if last == "pbkdf2_hmac" and args:
+            h = (_const_str(args[0]) or "").lower()
+            iters = args[3] if len(args) > 3 else kw.get("iterations")
+            if h in WEAK_HASHES:
+                self.hit(node, 328, "weak-kdf-hash", f"PBKDF2 over {h} is too weak for passwords")
+            elif isinstance(iters, ast.Constant) and isinstance(iters.value, int) and iters.value < MIN_PBKDF2_ITERATIONS:
+                self.hit(node, 328, "weak-kdf-iterations", f"PBKDF2 with {iters.value:,} iterations is too few")
+        if last in ("new", "digest") and full.split(".")[0] == "hmac":
+            dm = args[2] if len(args) > 2 else kw.get("digestmod")
+            name = (_const_str(dm) or _last(dm) if dm is not None else "").lower()
+            if name in WEAK_HASHES:
+                self.hit(node, 328, "weak-hmac", f"HMAC over {name} is weak")
+        if last in ("MD5", "SHA1", "MD4") and ("hashes" in parts or full in ("MD5", "SHA1")):
+            self.hit(node, 328, "weak-hash", f"{last} is a broken hash")
+        if last == "new" and parts & {"MD5", "SHA1", "MD4", "MD2"}:
+            self.hit(node, 328, "weak-hash", f"{full} is a broken hash")
+        if last in ("sha256", "sha512", "sha384", "sha224", "sha3_256", "sha3_512", "blake2b", "blake2s") and \
+                full.split(".")[0] == "hashlib" and any(set(_words(dotted_name(n))) & {"password", "passwd", "pwd",
+                                                                                      "passphrase", "pin"}
+                                                        for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
+            self.hit(node, 328, "fast-password-hash", f"{full} is a fast, unsalted hash: passwords need a slow KDF")
+        if parts & {"md5_crypt", "ldap_md5", "ldap_sha1", "hex_md5", "hex_sha1", "des_crypt", "bsdi_crypt",
+                    "ldap_plaintext", "plaintext"} and last in ("hash", "encrypt", "using"):
+            self.hit(node, 328, "weak-password-hash", f"{full} is a broken password hash")
+        if rfull == "jinja2.Template" or (last == "Environment" and "jinja2" in parts and not any(
+                k.arg == "autoescape" for k in node.keywords)):
+            self.hit(node, 79, "jinja-no-autoescape", "jinja2 does not escape HTML here unless autoescape is on")
+        if last in ("tmpnam", "tempnam"):
+            self.hit(node, 377, "predictable-temp", f"{last}() returns a predictable name")
+        if last in ("AutoAddPolicy", "WarningPolicy"):
+            self.hit(node, 295, "ssh-no-verify", f"paramiko {last} accepts unknown host keys")
+        # ---- 327: weak ciphers, ECB, old TLS, verification off
+        if last == "new" and "PKCS1_v1_5" in parts and "Cipher" in parts:
+            self.hit(node, 327, "rsa-pkcs1v15", "RSA PKCS#1 v1.5 encryption is open to padding-oracle attacks")
+        if last == "encrypt" and any(isinstance(a, ast.Call) and _last(a.func) == "PKCS1v15" for a in args):
+            self.hit(node, 327, "rsa-pkcs1v15", "RSA PKCS#1 v1.5 encryption is open to padding-oracle attacks")
+        if last == "new" and parts & WEAK_CIPHERS:
+            self.hit(node, 327, "weak-cipher", f"{full} uses a broken cipher")
+        if last in WEAK_CIPHERS and "algorithms" in parts:
+            self.hit(node, 327, "weak-cipher", f"{last} is a broken cipher")
+        if last == "ECB" and "modes" in parts:
+            self.hit(node, 327, "ecb-mode", "ECB mode leaks plaintext structure")
+        for a in args + list(kw.values()):
+            if isinstance(a, ast.Attribute) and a.attr == "MODE_ECB":
+                self.hit(node, 327, "ecb-mode", "ECB mode leaks plaintext structure")
+            if isinstance(a, ast.Attribute) and a.attr in OLD_TLS and ("ssl" in dotted_name(a) or "SSL" in dotted_name(a)):
+                self.hit(node, 327, "old-tls", f"{a.attr} is an obsolete TLS/SSL version")
+        for k, v in kw.items():
+            if k in ("verify", "verify_ssl", "ssl", "check_hostname", "validate_certs") and \
+                    isinstance(v, ast.Constant) and v.value is False:
+                self.hit(node, 295, "tls-no-verify", f"{k}=False turns TLS certificate checks off")
+            if k in ("cert_reqs", "verify_mode") and ((_const_str(v) or "").upper() == "CERT_NONE" or _last(v) == "CERT_NONE"):
+                self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
+        if last in ("_create_unverified_context", "_create_stdlib_context"):
+            self.hit(node, 295, "tls-no-verify", "an unverified TLS context skips certificate checks")
+        if last == "decode" and "jwt" in parts:
+            opts = kw.get("options")
+            algs = kw.get("algorithms")
+            off = isinstance(opts, ast.Dict) and any(_const_str(k) == "verify_signature" and isinstance(v, ast.Constant)
+                                                     and v.value is False for k, v in zip(opts.keys, opts.values))
+            none = isinstance(algs, (ast.List, ast.Tuple)) and any((_const_str(e) or "").lower() == "none" for e in algs.elts)
+            if off or none:
+                self.hit(node, 327, "jwt-unverified", "the JWT signature is not verified")
+        # ---- 798: literal secrets handed to APIs that take a key or a password
+        secret_pos = None
+        if last in ("encode", "decode") and "jwt" in parts:
+            secret_pos = 1
+        elif full in ("hmac.new", "hmac.digest") or last in ("Fernet", "URLSafeTimedSerializer", "URLSafeSerializer",
+                                                              "TimestampSigner", "Signer", "Serializer"):
+            secret_pos = 0
+        elif last in ("login", "HTTPBasicAuth", "HTTPDigestAuth", "BasicAuth", "set_password", "authenticate"):
+            secret_pos = 1
+        elif last == "new" and parts & {"AES", "ChaCha20", "ChaCha20_Poly1305", "Salsa20"}:
+            secret_pos = 0
+        if secret_pos is not None:
+            cand = args[secret_pos] if len(args) > secret_pos else (kw.get("key") or kw.get("secret") or kw.get("password"))
+            lit = _const_str(cand)
+            if lit is None and isinstance(cand, ast.Call) and _last(cand.func) == "encode":
+                lit = _const_str(cand.func.value) if isinstance(cand.func, ast.Attribute) else None
+            if lit is not None and looks_like_secret(lit):
+                self.hit(node, 798, "hardcoded-credential", f"{full or last}() is given a literal secret")
+        for k, v in kw.items():
+            if k == "auth" and isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == 2 and \
+                    looks_like_secret(_const_str(v.elts[1]) or ""):
+                self.hit(node, 798, "hardcoded-credential", "a literal password is passed as auth")
+            else:
+                self._credential(k, v, node)
+        if last in ("getenv", "get") and len(args) == 2 and (last == "getenv" or "environ" in full) and \
+                _is_secret_name(_const_str(args[0]) or "") and looks_like_secret(_const_str(args[1]) or ""):
+            self.hit(node, 798, "hardcoded-credential", "a literal credential is the fallback of an environment lookup")
+        # ---- 94: an interpreter run on a code string built at run time (python -c ...)
+        argv = _argv_of(last, args, kw)
+        if isinstance(argv, (ast.List, ast.Tuple)) and len(argv.elts) >= 3:
+            head = _const_str(argv.elts[0]) or ("python" if dotted_name(argv.elts[0]) == "sys.executable" else "")
+            prog = head.rsplit("/", 1)[-1].lower()
+            if (prog in INTERPRETERS or prog.startswith("python")) and any(
+                    (_const_str(e) or "") in ("-c", "-e", "--eval", "-r") for e in argv.elts[1:]) and \
+                    any(_const_str(e) is None for e in argv.elts[1:]):
+                self.hit(node, 94, "interpreter-argv", "an interpreter runs a code string built at run time")
+        # ---- 377: predictable names in the shared temp directory
+        if full in ("os.path.join", "path.join", "join", "posixpath.join") and args and self._tempdir(args[0]) and \
+                not any(self._random_name(a) for a in args[1:]):
+            self.hit(node, 377, "predictable-temp", "a predictable file name in the shared temp directory")
+        # ---- 502: deserialisers that can run code
+        if last == "load" and parts & {"torch"} and not (isinstance(kw.get("weights_only"), ast.Constant)
+                                                         and kw["weights_only"].value is True):
+            self.hit(node, 502, "torch-load", "torch.load without weights_only=True unpickles arbitrary objects")
+        if last in ("load", "loads") and parts & {"joblib", "dill", "cloudpickle", "jsonpickle", "shelve"}:
+            self.hit(node, 502, "unsafe-deserialise", f"{full} can run code from the data")
+        if last in ("decode",) and "jsonpickle" in parts:
+            self.hit(node, 502, "unsafe-deserialise", "jsonpickle.decode can run code from the data")
+        if last == "read_pickle":
+            self.hit(node, 502, "unsafe-deserialise", "read_pickle unpickles arbitrary objects")
+        if last == "load" and parts & {"np", "numpy"} and isinstance(kw.get("allow_pickle"), ast.Constant) and \
+                kw["allow_pickle"].value is True:
+            self.hit(node, 502, "numpy-pickle", "numpy.load with allow_pickle=True unpickles arbitrary objects")
+        if last in ("unsafe_load", "full_load", "unsafe_load_all") and "yaml" in parts:
+            self.hit(node, 502, "unsafe-yaml", f"yaml.{last} can build arbitrary objects")
+        # ---- 611: parsers told to resolve external entities
+        if last in ("setFeature", "set_feature") and len(args) >= 2 and isinstance(args[1], ast.Constant) and \
+                args[1].value is True and ("external" in dotted_name(args[0]).lower() or
+                                           "external" in (_const_str(args[0]) or "").lower()):
+            self.hit(node, 611, "xxe-feature", "the XML parser is told to load external entities")
+        if last == "XMLParser" and any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True
+                                       for k in ("resolve_entities", "load_dtd")):
+            self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs")
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if isinstance(node.op, (ast.Add, ast.Div)) and self._tempdir(node.left) and not self._random_name(node.right):
+            self.hit(node, 377, "predictable-temp", "a predictable file name in the shared temp directory")
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        vals = [v.value for v in node.values if isinstance(v, ast.FormattedValue)]
+        if vals and self._tempdir(vals[0]) and not any(self._random_name(v) for v in vals[1:]):
+            self.hit(node, 377, "predictable-temp", "a predictable file name in the shared temp directory")
+        self.generic_visit(node)
+
+    # ------------------------------------------------------------ helpers
+    @staticmethod
+    def _tempdir(node: ast.AST | None) -> bool:
+        if isinstance(node, ast.Call):
+            if _last(node.func) in ("Path", "PurePath") and node.args:
+                return ApiRules._tempdir(node.args[0])
+            return _last(node.func) == "gettempdir"
+        return isinstance(node, ast.Attribute) and node.attr == "tempdir" and dotted_name(node.value) == "tempfile"
+
+    @staticmethod
+    def _random_name(node: ast.AST) -> bool:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                full = dotted_name(sub.func)
+                if full.startswith("secrets.") or full.split(".")[-1] in ("uuid4", "token_hex", "token_urlsafe", "urandom",
+                                                                         "mkstemp", "mkdtemp"):
+                    return True
+        return False
+
+
+def rule_findings_tree(tree: ast.AST) -> list[tuple[int, int, str, str]]:
+    """(line, cwe, rule, message) for every rule hit in a parsed module.
+
+    >>> import ast
+    >>> [f[1:3] for f in rule_findings_tree(ast.parse("import hashlib\\nk = hashlib.pbkdf2_hmac('sha1', p, s, 1000)"))]
+    [(328, 'rule:weak-kdf-hash')]
+    """
+    v = ApiRules()
+    try:
+        v.visit(tree)
+    except RecursionError:
+        return []
+    return v.findings

@@ -1,0 +1,133 @@
+"""The analysers (bandit filtered + taint + API rules) on realistic snippets, one idiom per row.
+
+Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
+The rows were written for the rules (2026-12-01), independently of every template variant.
+"""
+from __future__ import annotations
+
+import pytest
+
+from engines.codeprm.labels import label_findings, rule_findings, taint_findings
+
+VULNERABLE = [
+    # 22 path traversal
+    (22, "from flask import request, send_file\nimport os\ndef dl():\n    return send_file(os.path.join('/srv/files', request.args['name']))\n"),
+    (22, "from flask import request\nUPLOADS = '/srv/up'\ndef up():\n    f = request.files['doc']\n    f.save(UPLOADS + '/' + f.filename)\n"),
+    (22, "from pathlib import Path\nfrom fastapi import FastAPI\napp = FastAPI()\nBASE = Path('/data')\n@app.get('/r/{name}')\ndef r(name: str):\n    return (BASE / name).read_text()\n"),
+    (22, "import tarfile\ndef unpack(upload_path, dest):\n    with tarfile.open(upload_path) as tar:\n        tar.extractall(dest)\n"),
+    # 78 command injection
+    (78, "import subprocess\ndef ping(host):\n    return subprocess.run(f'ping -c 1 {host}', shell=True, capture_output=True)\n"),
+    (78, "import os\ndef convert(path):\n    os.system('convert ' + path + ' out.png')\n"),
+    (78, "import subprocess\ndef log(branch):\n    cmd = 'git log --oneline ' + branch\n    return subprocess.check_output(cmd, shell=True)\n"),
+    (78, "import subprocess\ndef run(script_arg):\n    subprocess.run(['bash', '-c', 'backup.sh ' + script_arg])\n"),
+    (78, "import os\ndef f(cmd):\n    os.execl('/bin/sh', 'sh', '-c', cmd)\n"),
+    (78, "def remote(client, path):\n    client.exec_command(f'ls -la {path}')\n"),
+    # 79 XSS
+    (79, "from flask import request\ndef hello():\n    name = request.args.get('name', '')\n    return f'<h1>Hello {name}</h1>'\n"),
+    (79, "from django.http import HttpResponse\ndef view(request):\n    q = request.GET.get('q', '')\n    return HttpResponse('You searched for ' + q)\n"),
+    (79, "from flask import request, make_response\ndef page():\n    body = '<div>' + request.form['comment'] + '</div>'\n    return make_response(body)\n"),
+    (79, "from jinja2 import Template\ndef render(name):\n    return Template('<p>Hello {{ name }}</p>').render(name=name)\n"),
+    # 89 SQL injection
+    (89, "def find(cur, user):\n    cur.execute(f\"SELECT * FROM users WHERE name = '{user}'\")\n    return cur.fetchall()\n"),
+    (89, "from sqlalchemy import text\ndef q(session, col):\n    return session.execute(text('SELECT ' + col + ' FROM t'))\n"),
+    (89, "import pandas as pd\ndef load(con, region):\n    return pd.read_sql(\"SELECT * FROM sales WHERE region = '%s'\" % region, con)\n"),
+    # 94 code injection
+    (94, "from flask import request\ndef calc():\n    return str(eval(request.args['expr']))\n"),
+    (94, "import importlib\nfrom flask import request\ndef plugin():\n    mod = importlib.import_module(request.args['name'])\n    return mod.run()\n"),
+    (94, "import subprocess, sys\ndef run_snippet(code):\n    return subprocess.run([sys.executable, '-c', code], capture_output=True)\n"),
+    (94, "from jinja2 import Environment\nfrom flask import request\ndef tpl():\n    return Environment().from_string(request.form['t']).render()\n"),
+    # 327 weak crypto / TLS
+    (327, "from Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_ECB).encrypt(data)\n"),
+    (327, "import requests\ndef fetch(url):\n    return requests.get(url, verify=False, timeout=5).text\n"),
+    (327, "import ssl\ndef ctx():\n    c = ssl.create_default_context()\n    c.check_hostname = False\n    c.verify_mode = ssl.CERT_NONE\n    return c\n"),
+    (327, "import ssl\ndef ctx():\n    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n    c.minimum_version = ssl.TLSVersion.TLSv1\n    return c\n"),
+    (327, "from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes\ndef enc(k, iv):\n    return Cipher(algorithms.TripleDES(k), modes.CBC(iv)).encryptor()\n"),
+    # 328 weak hash
+    (328, "import hashlib\ndef store(password):\n    return hashlib.md5(password.encode()).hexdigest()\n"),
+    (328, "import hashlib\ndef store(password, salt):\n    return hashlib.pbkdf2_hmac('sha256', password.encode(), salt, 1000)\n"),
+    (328, "import hashlib\ndef store(password):\n    return hashlib.sha256(password.encode()).hexdigest()\n"),
+    (328, "from cryptography.hazmat.primitives import hashes\ndef h():\n    return hashes.Hash(hashes.SHA1())\n"),
+    # 338 weak randomness
+    (338, "import random, string\ndef make_token(n=32):\n    return ''.join(random.choice(string.ascii_letters) for _ in range(n))\n"),
+    (338, "import numpy as np\ndef reset_code():\n    return ''.join(map(str, np.random.randint(0, 10, 6)))\n"),
+    (338, "import uuid\ndef new_session(user):\n    session_id = uuid.uuid1().hex\n    user.session = session_id\n"),
+    # 377 insecure temp file
+    (377, "import tempfile, os\ndef lock():\n    path = os.path.join(tempfile.gettempdir(), 'app.lock')\n    open(path, 'w').close()\n"),
+    (377, "import tempfile\ndef scratch():\n    name = tempfile.mktemp(suffix='.csv')\n    return open(name, 'w')\n"),
+    (377, "def dump(data):\n    with open('/tmp/report.json', 'w') as fh:\n        fh.write(data)\n"),
+    # 502 deserialisation
+    (502, "import pickle\ndef load(blob):\n    return pickle.loads(blob)\n"),
+    (502, "import yaml\ndef cfg(text):\n    return yaml.load(text, Loader=yaml.Loader)\n"),
+    (502, "import torch\ndef restore(path):\n    return torch.load(path)\n"),
+    (502, "import pandas as pd\ndef restore(path):\n    return pd.read_pickle(path)\n"),
+    # 611 XXE
+    (611, "import xml.etree.ElementTree as ET\ndef parse(body):\n    return ET.fromstring(body)\n"),
+    (611, "from lxml import etree\ndef parse(data):\n    parser = etree.XMLParser(resolve_entities=True)\n    return etree.fromstring(data, parser)\n"),
+    # 798 hard-coded credentials
+    (798, "import requests\ndef call():\n    return requests.get('https://api.example.com', headers={'Authorization': 'Bearer 9f8e7d6c5b4a3f2e1d'})\n"),
+    (798, "import smtplib\ndef send(msg):\n    s = smtplib.SMTP('smtp.example.com')\n    s.login('alerts', 'Sup3rS3cret!')\n"),
+    (798, "import os\ndef db():\n    return os.environ.get('DB_PASSWORD', 'hunter2-prod')\n"),
+    (798, "from flask import Flask\napp = Flask(__name__)\napp.config['SECRET_KEY'] = 'dev-7c1e9f0a'\n"),
+    (798, "import stripe\nstripe.api_key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'\n"),
+    (798, "from sqlalchemy import create_engine\nengine = create_engine('postgresql://admin:pa55word@db.internal/app')\n"),
+    (798, "def client(Client):\n    return Client(api_key='a1b2c3d4e5f6g7h8')\n"),
+    # 918 SSRF
+    (918, "import requests\nfrom flask import request\ndef proxy():\n    return requests.get(request.args['url'], timeout=5).content\n"),
+    (918, "import httpx\ndef preview(url):\n    return httpx.get(url).text\n"),
+    (918, "import urllib.request\ndef fetch(image_url):\n    return urllib.request.urlopen(image_url).read()\n"),
+]
+
+FIXED = [
+    "from flask import request, send_file\nfrom werkzeug.utils import secure_filename\nimport os\ndef dl():\n    return send_file(os.path.join('/srv/files', secure_filename(request.args['name'])))\n",
+    "from pathlib import Path\nfrom fastapi import FastAPI, HTTPException\napp = FastAPI()\nBASE = Path('/data')\n@app.get('/r/{name}')\ndef r(name: str):\n    p = (BASE / name).resolve()\n    if not p.is_relative_to(BASE):\n        raise HTTPException(404)\n    return p.read_text()\n",
+    "import os\nfrom flask import request, abort\nBASE = '/srv/files'\ndef dl():\n    p = os.path.realpath(os.path.join(BASE, request.args['name']))\n    if os.path.commonpath([BASE, p]) == BASE:\n        return open(p).read()\n    abort(404)\n",
+    "import subprocess\ndef ping(host):\n    return subprocess.run(['ping', '-c', '1', host], capture_output=True)\n",
+    "import os, shlex\ndef convert(path):\n    os.system('convert ' + shlex.quote(path) + ' out.png')\n",
+    "import subprocess, shlex\ndef run(args):\n    subprocess.run('tool ' + shlex.join(args), shell=True)\n",
+    "from flask import request\nfrom markupsafe import escape\ndef hello():\n    name = request.args.get('name', '')\n    return f'<h1>Hello {escape(name)}</h1>'\n",
+    "from django.http import HttpResponse\nfrom django.utils.html import escape\ndef view(request):\n    q = request.GET.get('q', '')\n    return HttpResponse('You searched for ' + escape(q))\n",
+    "from django.http import HttpResponse\ndef view(request):\n    q = request.GET.get('q', '')\n    return HttpResponse('You searched for ' + q, content_type='text/plain')\n",
+    "def find(cur, user):\n    cur.execute('SELECT * FROM users WHERE name = ?', (user,))\n    return cur.fetchall()\n",
+    "from psycopg2 import sql\ndef q(cur, table):\n    cur.execute(sql.SQL('SELECT * FROM {}').format(sql.Identifier(table)))\n",
+    "def find(cur, ids):\n    marks = ','.join('?' * len(ids))\n    cur.execute('SELECT * FROM t WHERE id IN (%s)' % marks, ids)\n",
+    "import ast\nfrom flask import request\ndef calc():\n    return str(ast.literal_eval(request.args['expr']))\n",
+    "from Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_GCM).encrypt_and_digest(data)\n",
+    "import requests\ndef fetch(url):\n    return requests.get('https://api.example.com/v1', timeout=5).text\n",
+    "import ssl\ndef ctx():\n    c = ssl.create_default_context()\n    c.minimum_version = ssl.TLSVersion.TLSv1_2\n    return c\n",
+    "import hashlib, os\ndef store(password):\n    salt = os.urandom(16)\n    return salt + hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)\n",
+    "import hashlib\ndef store(password, salt):\n    return hashlib.pbkdf2_hmac('sha256', password.encode(), salt, 600_000)\n",
+    "import hashlib\ndef checksum(data: bytes) -> str:\n    return hashlib.sha256(data).hexdigest()\n",
+    "import secrets\ndef make_token(n=32):\n    return secrets.token_urlsafe(n)\n",
+    "import numpy as np\ndef noise(n):\n    return np.random.default_rng(0).normal(size=n)\n",
+    "import tempfile\ndef scratch():\n    fd, name = tempfile.mkstemp(suffix='.csv')\n    return fd, name\n",
+    "import json\ndef load(blob):\n    return json.loads(blob)\n",
+    "import yaml\ndef cfg(text):\n    return yaml.safe_load(text)\n",
+    "import torch\ndef restore(path):\n    return torch.load(path, weights_only=True)\n",
+    "import defusedxml.ElementTree as ET\ndef parse(body):\n    return ET.fromstring(body)\n",
+    "from lxml import etree\ndef parse(data):\n    parser = etree.XMLParser(resolve_entities=False, no_network=True)\n    return etree.fromstring(data, parser)\n",
+    "import os, requests\ndef call():\n    return requests.get('https://api.example.com', headers={'Authorization': 'Bearer ' + os.environ['API_TOKEN']})\n",
+    "import os\ndef db():\n    return os.environ['DB_PASSWORD']\n",
+    "import os\nfrom flask import Flask\napp = Flask(__name__)\napp.config['SECRET_KEY'] = os.environ['SECRET_KEY']\n",
+    "from transformers import AutoTokenizer\ndef tok(pad_token='<pad>', tokenizer_name='gpt2'):\n    return AutoTokenizer.from_pretrained(tokenizer_name)\n",
+    "import requests\nfrom urllib.parse import urlparse\nfrom flask import request, abort\nALLOWED = {'img.example.com'}\ndef proxy():\n    url = request.args['url']\n    if urlparse(url).hostname not in ALLOWED:\n        abort(403)\n    return requests.get(url, timeout=5).content\n",
+    "import requests\nfrom urllib.parse import urlparse\nALLOWED = {'img.example.com'}\ndef preview(url):\n    host = urlparse(url).hostname\n    if host in ALLOWED:\n        return requests.get(url, timeout=5).text\n    return None\n",
+]
+
+
+@pytest.mark.parametrize("cwe,code", VULNERABLE, ids=[f"cwe{c}-{i}" for i, (c, _) in enumerate(VULNERABLE)])
+def test_vulnerable_idiom_is_flagged_with_its_family(cwe, code):
+    fams = {f.cwe for f in label_findings(code)}
+    # TLS verification findings report CWE-295, which the issue files under 327
+    assert cwe in fams or (cwe == 327 and 295 in fams), (fams, code)
+
+
+@pytest.mark.parametrize("code", FIXED, ids=[f"fixed-{i}" for i in range(len(FIXED))])
+def test_fixed_idiom_is_clean(code):
+    assert label_findings(code) == [], code
+
+
+def test_rule_and_taint_findings_say_where_they_come_from():
+    code = "import hashlib, os\ndef f(password):\n    os.system('ls ' + password)\n    return hashlib.pbkdf2_hmac('sha1', password.encode(), b's', 10)\n"
+    assert {f.source for f in rule_findings(code)} == {"rule"}
+    assert {f.source for f in taint_findings(code)} == {"taint"}
+    assert {(f.line, f.cwe) for f in label_findings(code)} >= {(3, 78), (4, 328)}
