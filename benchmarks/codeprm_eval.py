@@ -224,6 +224,14 @@ def variant_f_items(items: list[dict], seed: int = 20261202) -> list[dict]:
     return variant_items(items, TEMPLATES_F, seed, "test-f")
 
 
+def variant_h_items(items: list[dict], seed: int = 20261205) -> list[dict]:
+    """The test pairs of ``items`` re-made with the blind variants h and i (both templates of each
+    family in every test host: 520 pairs), by a second independent author (engines/codeprm/heldout_h.py)."""
+    from engines.codeprm.heldout_h import TEMPLATES_H
+
+    return variant_items(items, TEMPLATES_H, seed, "test-h")
+
+
 def cyberseceval(prm: CodePRM) -> dict:
     rows = [json.loads(line) for line in open(CSE)]
     line_scores, line_labels, top1, top3 = [], [], [], []
@@ -259,15 +267,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
-    ap.add_argument("--variant", choices=["c", "d", "e", "f"], default="c",
-                    help="c: data/codeprm/test.jsonl; d / e / f: the held-out variants in the same hosts "
-                         "(f = variants f and g of heldout_f.py)")
+    ap.add_argument("--variant", choices=["c", "d", "e", "f", "h"], default="c",
+                    help="c: data/codeprm/test.jsonl; d / e / f / h: the held-out variants in the same hosts "
+                         "(f = variants f and g of heldout_f.py, h = variants h and i of heldout_h.py)")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
-    if args.variant in ("d", "e", "f"):
-        items = {"d": variant_d_items, "e": variant_e_items, "f": variant_f_items}[args.variant](items)
+    if args.variant in ("d", "e", "f", "h"):
+        items = {"d": variant_d_items, "e": variant_e_items, "f": variant_f_items, "h": variant_h_items}[args.variant](items)
         with open(Path(args.data) / f"test_{args.variant}.jsonl", "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in items)
     codes = [it["code"] for it in items]

@@ -11,7 +11,9 @@ and family, and the variant-b template is swapped for the variant-v template of 
 (benchmarks/codeprm_eval.py ``variant_items``, seed 20261199). For each asset folder it reports,
 model alone and fused with the analysers (each at its own calibrated threshold): val-split file
 AUROC, v file AUROC, v pair accuracy and v prefix-50 % AUROC. The new assets are shipped only
-if they beat the old ones here. Test data (the test split, variants c, d and the blind f/g) is never read.
+if they beat the old ones here. Variants f and g (heldout_f.py, the blind test of 2026-12-01, evaluated once, seen since) are
+embedded the same way (seed 20261204). Test data (the test split, variants c, d and the blind
+h/i) is never read.
 """
 from __future__ import annotations
 
@@ -39,6 +41,14 @@ def v_items(val_path: Path, templates=None, seed: int = 20261199, tag: str = "va
     return variant_items(pairs, TEMPLATES_V if templates is None else templates, seed, tag)
 
 
+def f_items(val_path: Path) -> list[dict]:
+    """Variants f and g (the blind test of 2026-12-01, evaluated once and seen since) in the VAL
+    hosts (seed 20261204): validation data from then on; the test hosts go to variants h/i."""
+    from engines.codeprm.heldout_f import TEMPLATES_F
+
+    return v_items(val_path, TEMPLATES_F, 20261204, "val-f")
+
+
 def e_items(val_path: Path) -> list[dict]:
     """Variant e (the previous session's final test, evaluated once and now seen) in the VAL hosts:
     validation data from 2026-12-01 on; the test hosts are left to the blind variants f/g."""
@@ -47,10 +57,10 @@ def e_items(val_path: Path) -> list[dict]:
     return v_items(val_path, TEMPLATES_E, 20261203, "val-e")
 
 
-def score(asset_dir: Path, val: list[dict], vv: list[dict], ve: list[dict] | None = None) -> dict:
+def score(asset_dir: Path, val: list[dict], vv: list[dict], more: dict[str, list[dict]] | None = None) -> dict:
     out = score_variant(asset_dir, val, vv, "v")
-    if ve:
-        for mode, m in score_variant(asset_dir, [], ve, "e").items():
+    for tag, part in (more or {}).items():
+        for mode, m in score_variant(asset_dir, [], part, tag).items():
             out[mode].update(m)
     return out
 
@@ -82,6 +92,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/codeprm_select.json")
     ap.add_argument("--write-v", default=None, help="also write the variant-v items here (for --extra-val calibration)")
     ap.add_argument("--write-e", default=None, help="also write variant e in the val hosts here (for --extra-val)")
+    ap.add_argument("--write-f", default=None, help="also write variants f/g in the val hosts here (for --extra-val)")
     args = ap.parse_args()
     val = [json.loads(line) for line in open(args.val)]
     vv = v_items(Path(args.val))
@@ -89,11 +100,14 @@ def main() -> None:
         with open(args.write_v, "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in vv)
     ve = e_items(Path(args.val))
-    if args.write_e:
-        with open(args.write_e, "w") as fh:
-            fh.writelines(json.dumps(it) + "\n" for it in ve)
+    vf = f_items(Path(args.val))
+    for path, part in ((args.write_e, ve), (args.write_f, vf)):
+        if path:
+            with open(path, "w") as fh:
+                fh.writelines(json.dumps(it) + "\n" for it in part)
     res = {"n_val": len(val), "n_v_files": len(vv), "n_v_pairs": len({it["pair"] for it in vv}),
-           "n_e_files": len(ve), "assets": {a: score(Path(a), val, vv, ve) for a in args.assets}}
+           "n_e_files": len(ve), "n_f_files": len(vf),
+           "assets": {a: score(Path(a), val, vv, {"e": ve, "f": vf}) for a in args.assets}}
     Path(args.out).write_text(json.dumps(res, indent=2))
     print(json.dumps(res, indent=1))
 

@@ -191,7 +191,8 @@ def bandit_findings(code: str) -> list[Finding]:
 # ----------------------------------------------------------------------------------- taint
 _SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers", "data",
                  "GET", "POST", "COOKIES", "FILES", "META", "query_params", "path_params", "body", "query",
-                 "match_info", "rel_url", "query_string"}
+                 "match_info", "rel_url", "query_string", "path", "full_path", "url", "base_url", "referrer",
+                 "user_agent", "path_info", "raw_uri", "uri", "host_url"}
 _SOURCE_CALLS = {"input", "raw_input", "getenv", "get_json", "recv", "recvfrom", "readline",
                  "read", "urlparse_qs", "parse_qs", "getpass", "get_argument", "get_arguments",
                  "get_query_argument", "get_query_arguments", "get_body_argument", "get_body_arguments",
@@ -237,6 +238,13 @@ def _is_string_built(node: ast.AST) -> bool:
     return False
 
 
+def _url_named(node: ast.AST) -> bool:
+    """The expression names a URL (a variable, attribute or key called *url*, *uri*, *link*...)."""
+    words = [_name(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
+    words += [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return any(re.search(r"(?i)(url|uri|link|href|endpoint|webhook|callback|feed|src)", w) for w in words)
+
+
 def _const_str_of(node: ast.AST) -> str:
     return node.value.lower() if isinstance(node, ast.Constant) and isinstance(node.value, str) else "html"
 
@@ -248,6 +256,30 @@ def _html_consts(node: ast.AST) -> bool:
 
 def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+# calls whose truth says a value is well-formed or allowed (not merely that a file exists)
+_VALIDATOR_CALLS = {"startswith", "endswith", "is_relative_to", "match", "fullmatch", "isalnum", "isdigit",
+                    "isidentifier", "isascii", "isdecimal", "isnumeric", "commonpath", "url_has_allowed_host_and_scheme",
+                    "is_safe_url", "issubset"}
+_VALIDATOR_PREFIXES = ("is_valid", "valid", "is_allowed", "allowed", "check", "is_safe", "verify", "ensure")
+
+
+def _validated(test: ast.AST) -> set[str]:
+    """Names a guard's test validates: comparisons (membership, equality), validator calls
+    (startswith, is_relative_to, regex match, is_allowed_*...), under not/and/or; a truth test or
+    an existence check (``if not p.exists(): raise``) validates nothing."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _validated(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_validated(v) for v in test.values))
+    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in test.ops):
+        return _names(test)
+    if isinstance(test, ast.Call):
+        last = _name(test.func).split(".")[-1]
+        if last in _VALIDATOR_CALLS or last.lower().startswith(_VALIDATOR_PREFIXES):
+            return _names(test)
+    return set()
 
 
 def _allow_checked(test: ast.AST) -> set[str]:
@@ -292,6 +324,7 @@ class _Taint(ImportAliases):
         super().__init__()
         self.tainted: set[str] = set()
         self.weak: set[str] = set()
+        self.web: set[str] = set()  # names derived from what a web client sent, even through sanitisers
         self.built: set[str] = set()  # names assigned from string building
         self.html: set[str] = set()  # names assigned from HTML built with tainted parts
         self.classes: list[ast.ClassDef] = []
@@ -363,12 +396,26 @@ class _Taint(ImportAliases):
         html = value is not None and ((_is_string_built(value) and taint and _html_consts(value)) or
                                       (isinstance(value, ast.Name) and value.id in self.html))
         src = _names(value) if value is not None else set()
+        web = value is not None and self._from_web(value)
         for n in names:
             self.origin[n] = src
+            (self.web.add if web else self.web.discard)(n)
             (self.tainted.add if taint else self.tainted.discard)(n)
             (self.weak.add if weak else self.weak.discard)(n)
             (self.built.add if built else self.built.discard)(n)
             (self.html.add if html else self.html.discard)(n)
+
+    def _from_web(self, node: ast.AST) -> bool:
+        """The value derives from a request, an upload or a handler's parameter (sanitised or not):
+        what matters for sinks that run a file's *content* (a safe file name is still their code)."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.web:
+                return True
+            if isinstance(n, (ast.Attribute, ast.Call)):
+                full = _name(n.func if isinstance(n, ast.Call) else n)
+                if "request" in full.lower() or full.startswith("req"):
+                    return True
+        return False
 
     def _spread(self, targets: list[str], src: ast.AST) -> None:
         if self.tainted_expr(src):
@@ -380,7 +427,7 @@ class _Taint(ImportAliases):
         self.generic_visit(node)
         self._assign(node.targets, node.value)
         v = node.value
-        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] == "XMLParser":
+        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLParser", "makeparser"):
             r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
             if isinstance(r, ast.Constant) and r.value is False:
                 self.safe_parsers.update(n for t in node.targets for n in self._targets(t))
@@ -423,7 +470,7 @@ class _Taint(ImportAliases):
         self.classes.pop()
 
     def _function(self, node) -> None:
-        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html))
+        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web))
         routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
                                                                                        "delete", "websocket")
@@ -437,8 +484,9 @@ class _Taint(ImportAliases):
         for p in params:
             if routed or handler or _UNTRUSTED_PARAM.search(p):  # parameters of a web route come from the URL
                 self.tainted.add(p)
+                self.web.add(p)
         self.generic_visit(node)
-        self.tainted, self.weak, self.built, self.html = saved
+        self.tainted, self.weak, self.built, self.html, self.web = saved
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -465,7 +513,7 @@ class _Taint(ImportAliases):
             isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and
             _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
         if aborts:
-            for n in self._with_origins(_names(node.test)):
+            for n in self._with_origins(_validated(node.test)):
                 self.tainted.discard(n)
                 self.weak.discard(n)
 
@@ -581,9 +629,19 @@ class _Taint(ImportAliases):
         # ---- code injection through imports, templates and interpreters
         if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:import", "a module named by user input is imported")
+        sandboxed = "Sandboxed" in full or any("Sandboxed" in _name(c.func) for c in ast.walk(fn) if isinstance(c, ast.Call))
         if (last == "from_string" or self.resolved(full) == "jinja2.Template") and first is not None and \
-                self.tainted_expr(first):
+                self.tainted_expr(first) and not sandboxed:
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last in ("run_path", "run_module", "load_source", "spec_from_file_location") and \
+                any(self._from_web(a) for a in args[:2]):
+            self._hit(node, 94, "taint:run-file", "a Python file that a client sent or chose is executed")
+        if last in ("HTTPConnection", "HTTPSConnection", "create_connection") and first is not None and \
+                self.tainted_expr(first):
+            self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
+        if last.startswith("read_") and mod in ("pd", "pandas") and first is not None and self.tainted_expr(first) and \
+                _url_named(first):
+            self._hit(node, 918, "taint:ssrf", "pandas fetches a user-supplied URL")
         if last in ("runsource", "runcode") and any_weak:
             self._hit(node, 94, "taint:eval", "user input is run by an interactive interpreter")
         if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
@@ -603,7 +661,7 @@ class _Taint(ImportAliases):
         safe_parser = isinstance(parser, ast.Name) and parser.id in self.safe_parsers
         if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
                 any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
-                not any(m in xfull.lower() for m in ("defused", "safe")) and not safe_parser:
+                not any(m in xfull.lower() for m in ("defused", "safe", "xmltodict")) and not safe_parser:
             if last == "XMLParser":
                 r = kw.get("resolve_entities")
                 if r is None or (isinstance(r, ast.Constant) and r.value is True):
@@ -661,7 +719,7 @@ def rule_findings(code: str) -> list[Finding]:
 # where the taint labeller confirms a dynamic, unsanitised argument on the same line. bandit's
 # SQL-building rule (B608) is kept where the string is built from a caller's value, and its
 # hard-coded-password rules where the literal can be a credential (not "<pad>", "", a path, ...)
-_CONFIRM = {"B602": 78, "B605": 78, "B604": 78, "B310": 918}
+_CONFIRM = {"B602": 78, "B605": 78, "B604": 78, "B601": 78, "B310": 918}
 
 
 def _secret_literal_in(message: str) -> bool:

@@ -24,6 +24,10 @@ OLD_TLS = {"PROTOCOL_SSLv2", "PROTOCOL_SSLv3", "PROTOCOL_TLSv1", "PROTOCOL_TLSv1
            "SSLv3_METHOD", "TLSv1_METHOD", "TLSv1_1_METHOD", "SSLv3", "TLSv1", "TLSv1_1"}
 SHELLS = {"sh", "bash", "zsh", "ksh", "dash", "csh", "tcsh", "fish", "cmd", "cmd.exe", "powershell",
           "powershell.exe", "pwsh"}
+WEAK_PASSLIB = {"md5_crypt", "des_crypt", "bsdi_crypt", "bigcrypt", "crypt16", "sun_md5_crypt", "apr_md5_crypt",
+                "ldap_md5", "ldap_sha1", "ldap_salted_md5", "ldap_salted_sha1", "ldap_plaintext", "plaintext",
+                "hex_md5", "hex_sha1", "mysql323", "mysql41", "oracle10", "postgres_md5", "lmhash", "nthash", "msdcc",
+                "msdcc2", "roundup_plaintext", "django_salted_md5", "django_salted_sha1", "django_des_crypt"}
 INTERPRETERS = {"python", "python3", "python2", "node", "nodejs", "perl", "ruby", "php", "lua", "Rscript"}
 # PBKDF2 iteration counts below this are too few for password storage (OWASP 2023: 600,000 for
 # SHA-256); a literal under it is flagged whatever the hash.
@@ -43,7 +47,7 @@ _NOT_SECRET = {"field", "name", "names", "env", "var", "url", "uri", "path", "fi
 # literal shapes of well-known secrets (cloud keys, API tokens, private keys) and of URLs with a password
 _SECRET_SHAPES = re.compile(r"(AKIA[0-9A-Z]{16}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|gh[pousr]_[0-9A-Za-z]{20,}|"
                             r"xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|"
-                            r"://[^/\s:@{}]+:[^/\s@{}]+@)")
+                            r"://[^/\s:@{}]*:[^/\s@{}]+@)")
 # words of a function/variable name that say the value is a secret (for generators and clocks)
 _SECRET_CONTEXT = {"token", "secret", "password", "passwd", "pwd", "otp", "nonce", "salt", "session", "csrf",
                    "reset", "verification", "verify", "auth", "pin", "apikey", "invite", "coupon", "voucher",
@@ -164,8 +168,9 @@ class ApiRules(ImportAliases):
         for n in names:
             self._credential(n, value, node)
             attr = n.split(".")[-1]
-            if attr == "check_hostname" and isinstance(value, ast.Constant) and value.value is False:
-                self.hit(node, 295, "tls-no-verify", "hostname checking is turned off")
+            if attr in ("check_hostname", "verify", "verify_ssl") and isinstance(value, ast.Constant) and \
+                    value.value is False and "." in n:
+                self.hit(node, 295, "tls-no-verify", f"{attr} = False turns TLS checks off")
             if attr == "verify_mode" and value is not None and ((_const_str(value) or "") == "CERT_NONE" or
                                                                  _last(value) == "CERT_NONE"):
                 self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
@@ -379,9 +384,30 @@ class ApiRules(ImportAliases):
                 args[1].value is True and ("external" in dotted_name(args[0]).lower() or
                                            "external" in (_const_str(args[0]) or "").lower()):
             self.hit(node, 611, "xxe-feature", "the XML parser is told to load external entities")
-        if last == "XMLParser" and any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True
-                                       for k in ("resolve_entities", "load_dtd")):
-            self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs")
+        if last in ("XMLParser", "makeparser") and (any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True
+                                                        for k in ("resolve_entities", "load_dtd")) or
+                                                    (isinstance(kw.get("no_network"), ast.Constant)
+                                                     and kw["no_network"].value is False)):
+            self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs / fetches them")
+        if "xmltodict" in parts and last == "parse" and isinstance(kw.get("disable_entities"), ast.Constant) and \
+                kw["disable_entities"].value is False:
+            self.hit(node, 611, "xxe-parser", "xmltodict is told to expand entities")
+        if last in ("generate_password_hash", "make_password"):
+            method = _const_str(kw.get("method") or kw.get("hasher") or (args[1] if len(args) > 1 and
+                                                                         last == "make_password" else None)) or ""
+            if method and re.search(r"(?i)(md5|sha1|plain|^crypt$|^des)", method):
+                self.hit(node, 328, "weak-password-hash", f"passwords hashed with {method!r}")
+        # a constant IV or nonce: the same keystream / block chain for every message
+        if (last == "new" and parts & ({"AES", "ChaCha20", "Salsa20"} | WEAK_CIPHERS)) or \
+                (last in ("CBC", "CFB", "OFB", "CTR", "GCM") and "modes" in parts):
+            ivs = [kw[k] for k in ("iv", "nonce", "IV") if k in kw] + (args[2:3] if last == "new" else args[:1])
+            if any(_const_str(v) is not None for v in ivs):
+                self.hit(node, 327, "static-iv", "a constant IV / nonce is reused for every message")
+        if last == "CryptContext":
+            schemes = kw.get("schemes") or (args[0] if args else None)
+            weak = [(_const_str(e) or "") for e in getattr(schemes, "elts", [])]
+            if any(w.lower() in WEAK_PASSLIB for w in weak):
+                self.hit(node, 328, "weak-password-hash", "the password context uses a broken scheme")
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
