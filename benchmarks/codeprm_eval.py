@@ -13,7 +13,7 @@ vulnerable/fixed twins that differ only in the template. Metrics:
   (each line scored by its step's risk) and top-1 / top-3 step accuracy.
 Baselines in the same run: bandit alone (default rules; score = max severity x confidence),
 ``ruff check --select S`` (score = number of findings), our analysers (the label sources:
-filtered bandit + taint), and a program-level classifier (same encoder, file labels only).
+filtered bandit + taint + API rules; named "filtered bandit + taint" in the JSON), and a program-level classifier (same encoder, file labels only).
 
 ``--variant d``: the fresh held-out variant written blind after development
 (engines/codeprm/heldout_d.py). Same embedding as variant c: each pair of test.jsonl keeps its
@@ -26,8 +26,16 @@ CyberSecEval part does not depend on the template variant and is skipped.
 validation variant v before any training on the broadened corpus, evaluated once at the end;
 same hosts and embedding as d (another seed).
 
+``--variant f`` / ``--variant h``: the blind variants f/g and h/i (engines/codeprm/heldout_f.py,
+heldout_h.py), each written by an independent author who did not see the analysers or the
+model; both templates of each family are injected in every test host (520 pairs). f/g was the
+blind test of 2026-12-01's first round (one run, then validation data); h/i is the blind test of
+the current system. The JSON also holds, per template, the share of vulnerable and of fixed
+twins each method flags.
+
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
+    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The analysers (bandit filtered + taint + API rules) on realistic snippets, one idiom per row.
 
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
-The rows were written for the rules (2026-12-01), independently of every template variant.
+The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
+were seen; the second batch after f/g's one evaluation (some rows are f/g failures in other words).
 """
 from __future__ import annotations
 
@@ -75,6 +76,16 @@ VULNERABLE = [
     (918, "import requests\nfrom flask import request\ndef proxy():\n    return requests.get(request.args['url'], timeout=5).content\n"),
     (918, "import httpx\ndef preview(url):\n    return httpx.get(url).text\n"),
     (918, "import urllib.request\ndef fetch(image_url):\n    return urllib.request.urlopen(image_url).read()\n"),
+    # second batch (2026-12-01, after variants f/g were evaluated and became validation data)
+    (327, "import requests\nclass Api:\n    def __init__(self):\n        self.http = requests.Session()\n        self.http.verify = False\n"),
+    (327, "from Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_CBC, iv=b'0000000000000000').encrypt(data)\n"),
+    (328, "from werkzeug.security import generate_password_hash\ndef store(pw):\n    return generate_password_hash(pw, method='md5')\n"),
+    (328, "from passlib.context import CryptContext\nctx = CryptContext(schemes=['ldap_md5'])\n"),
+    (798, "import redis\ncache = redis.from_url('redis://:s3cretpass@cache.internal:6379/0')\n"),
+    (918, "import http.client\nfrom flask import request\ndef probe():\n    conn = http.client.HTTPSConnection(request.args['host'])\n    conn.request('GET', '/')\n"),
+    (94, "import runpy\nfrom flask import request\ndef run():\n    f = request.files['script']\n    f.save('/srv/jobs/job.py')\n    return runpy.run_path('/srv/jobs/' + f.filename)\n"),
+    (611, "import xmltodict\ndef parse(body):\n    return xmltodict.parse(body, disable_entities=False)\n"),
+    (22, "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log')\n    if not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n"),
 ]
 
 FIXED = [
@@ -111,6 +122,16 @@ FIXED = [
     "from transformers import AutoTokenizer\ndef tok(pad_token='<pad>', tokenizer_name='gpt2'):\n    return AutoTokenizer.from_pretrained(tokenizer_name)\n",
     "import requests\nfrom urllib.parse import urlparse\nfrom flask import request, abort\nALLOWED = {'img.example.com'}\ndef proxy():\n    url = request.args['url']\n    if urlparse(url).hostname not in ALLOWED:\n        abort(403)\n    return requests.get(url, timeout=5).content\n",
     "import requests\nfrom urllib.parse import urlparse\nALLOWED = {'img.example.com'}\ndef preview(url):\n    host = urlparse(url).hostname\n    if host in ALLOWED:\n        return requests.get(url, timeout=5).text\n    return None\n",
+    # second batch
+    "import requests\nclass Api:\n    def __init__(self):\n        self.http = requests.Session()\n        self.http.verify = True\n",
+    "import os\nfrom Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_GCM, nonce=os.urandom(12)).encrypt_and_digest(data)\n",
+    "from werkzeug.security import generate_password_hash\ndef store(pw):\n    return generate_password_hash(pw, method='scrypt')\n",
+    "from passlib.context import CryptContext\nctx = CryptContext(schemes=['argon2', 'bcrypt'])\n",
+    "import xmltodict\ndef parse(body):\n    return xmltodict.parse(body)\n",
+    "from jinja2.sandbox import SandboxedEnvironment\nfrom flask import request\ndef tpl():\n    return SandboxedEnvironment(autoescape=True).from_string(request.form['t']).render()\n",
+    "from lxml import objectify\ndef parse(stream):\n    parser = objectify.makeparser(resolve_entities=False, no_network=True)\n    return objectify.parse(stream, parser).getroot()\n",
+    "import paramiko, shlex\ndef du(ssh: paramiko.SSHClient, d: str):\n    return ssh.exec_command('du -sh -- ' + shlex.quote(d))\n",
+    "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log').resolve()\n    if p.parent != LOGS.resolve() or not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n",
 ]
 
 
@@ -132,36 +153,3 @@ def test_rule_and_taint_findings_say_where_they_come_from():
     assert {f.source for f in taint_findings(code)} == {"taint"}
     assert {(f.line, f.cwe) for f in label_findings(code)} >= {(3, 78), (4, 328)}
 
-
-MORE_VULNERABLE = [
-    (327, "import requests\nclass Api:\n    def __init__(self):\n        self.http = requests.Session()\n        self.http.verify = False\n"),
-    (327, "from Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_CBC, iv=b'0000000000000000').encrypt(data)\n"),
-    (328, "from werkzeug.security import generate_password_hash\ndef store(pw):\n    return generate_password_hash(pw, method='md5')\n"),
-    (328, "from passlib.context import CryptContext\nctx = CryptContext(schemes=['ldap_md5'])\n"),
-    (798, "import redis\ncache = redis.from_url('redis://:s3cretpass@cache.internal:6379/0')\n"),
-    (918, "import http.client\nfrom flask import request\ndef probe():\n    conn = http.client.HTTPSConnection(request.args['host'])\n    conn.request('GET', '/')\n"),
-    (94, "import runpy\nfrom flask import request\ndef run():\n    f = request.files['script']\n    f.save('/srv/jobs/job.py')\n    return runpy.run_path('/srv/jobs/' + f.filename)\n"),
-    (611, "import xmltodict\ndef parse(body):\n    return xmltodict.parse(body, disable_entities=False)\n"),
-    (22, "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log')\n    if not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n"),
-]
-MORE_FIXED = [
-    "import requests\nclass Api:\n    def __init__(self):\n        self.http = requests.Session()\n        self.http.verify = True\n",
-    "import os\nfrom Crypto.Cipher import AES\ndef enc(key, data):\n    return AES.new(key, AES.MODE_GCM, nonce=os.urandom(12)).encrypt_and_digest(data)\n",
-    "from werkzeug.security import generate_password_hash\ndef store(pw):\n    return generate_password_hash(pw, method='scrypt')\n",
-    "from passlib.context import CryptContext\nctx = CryptContext(schemes=['argon2', 'bcrypt'])\n",
-    "import xmltodict\ndef parse(body):\n    return xmltodict.parse(body)\n",
-    "from jinja2.sandbox import SandboxedEnvironment\nfrom flask import request\ndef tpl():\n    return SandboxedEnvironment(autoescape=True).from_string(request.form['t']).render()\n",
-    "from lxml import objectify\ndef parse(stream):\n    parser = objectify.makeparser(resolve_entities=False, no_network=True)\n    return objectify.parse(stream, parser).getroot()\n",
-    "import paramiko, shlex\ndef du(ssh: paramiko.SSHClient, d: str):\n    return ssh.exec_command('du -sh -- ' + shlex.quote(d))\n",
-    "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log').resolve()\n    if p.parent != LOGS.resolve() or not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n",
-]
-
-
-@pytest.mark.parametrize("cwe,code", MORE_VULNERABLE, ids=[f"more-cwe{c}-{i}" for i, (c, _) in enumerate(MORE_VULNERABLE)])
-def test_more_vulnerable_idioms_are_flagged(cwe, code):
-    test_vulnerable_idiom_is_flagged_with_its_family(cwe, code)
-
-
-@pytest.mark.parametrize("code", MORE_FIXED, ids=[f"more-fixed-{i}" for i in range(len(MORE_FIXED))])
-def test_more_fixed_idioms_are_clean(code):
-    test_fixed_idiom_is_clean(code)
