@@ -36,6 +36,9 @@ twins each method flags.
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
+
+``--variant j``: variants j and k (heldout_j.py), a second blind test of the current system by a
+third independent author, in the style of f/g (common and less common APIs mixed).
 """
 from __future__ import annotations
 
@@ -210,34 +213,23 @@ def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_tem
     return out
 
 
-def variant_d_items(items: list[dict], seed: int = 20261130) -> list[dict]:
-    """The test pairs of ``items`` (variant c) re-made with the variant-d template of the same family."""
-    from engines.codeprm.heldout_d import TEMPLATES_D
-
-    return variant_items(items, TEMPLATES_D, seed, "test-d")
-
-
-def variant_e_items(items: list[dict], seed: int = 20261201) -> list[dict]:
-    """The test pairs of ``items`` (variant c) re-made with the blind variant-e template (final test)."""
-    from engines.codeprm.heldout_e import TEMPLATES_E
-
-    return variant_items(items, TEMPLATES_E, seed, "test-e")
+# held-out variants embedded in the test hosts: module, template list, seed. d, e: blind tests of
+# 2026-11-30 (seen since); f (variants f/g): blind test of 2026-12-01's first round (validation
+# since); h (h/i): blind test of the current system; j (j/k): a second blind test of it. f, h, j
+# were each written by an independent author who did not see the analysers or the model.
+HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEMPLATES_E", 20261201),
+            "f": ("heldout_f", "TEMPLATES_F", 20261202), "h": ("heldout_h", "TEMPLATES_H", 20261205),
+            "j": ("heldout_j", "TEMPLATES_J", 20261206)}
 
 
-def variant_f_items(items: list[dict], seed: int = 20261202) -> list[dict]:
-    """The test pairs of ``items`` re-made with the blind variants f and g (both templates of each
-    family in every host: 520 pairs), written by an independent author (engines/codeprm/heldout_f.py)."""
-    from engines.codeprm.heldout_f import TEMPLATES_F
+def held_out_items(items: list[dict], variant: str) -> list[dict]:
+    """The test pairs of ``items`` (variant c) re-made with a held-out variant's templates, same
+    family and host (every template of the family in turn, so f/h/j give 520 pairs)."""
+    import importlib
 
-    return variant_items(items, TEMPLATES_F, seed, "test-f")
-
-
-def variant_h_items(items: list[dict], seed: int = 20261205) -> list[dict]:
-    """The test pairs of ``items`` re-made with the blind variants h and i (both templates of each
-    family in every test host: 520 pairs), by a second independent author (engines/codeprm/heldout_h.py)."""
-    from engines.codeprm.heldout_h import TEMPLATES_H
-
-    return variant_items(items, TEMPLATES_H, seed, "test-h")
+    module, attr, seed = HELD_OUT[variant]
+    templates = getattr(importlib.import_module(f"engines.codeprm.{module}"), attr)
+    return variant_items(items, templates, seed, f"test-{variant}")
 
 
 def cyberseceval(prm: CodePRM) -> dict:
@@ -275,15 +267,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
-    ap.add_argument("--variant", choices=["c", "d", "e", "f", "h"], default="c",
-                    help="c: data/codeprm/test.jsonl; d / e / f / h: the held-out variants in the same hosts "
-                         "(f = variants f and g of heldout_f.py, h = variants h and i of heldout_h.py)")
+    ap.add_argument("--variant", choices=["c", *HELD_OUT], default="c",
+                    help="c: data/codeprm/test.jsonl; d / e / f / h / j: the held-out variants in the same hosts "
+                         "(f = variants f and g of heldout_f.py, h = h and i of heldout_h.py, j = j and k of heldout_j.py)")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
-    if args.variant in ("d", "e", "f", "h"):
-        items = {"d": variant_d_items, "e": variant_e_items, "f": variant_f_items, "h": variant_h_items}[args.variant](items)
+    if args.variant in HELD_OUT:
+        items = held_out_items(items, args.variant)
         with open(Path(args.data) / f"test_{args.variant}.jsonl", "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in items)
     codes = [it["code"] for it in items]
