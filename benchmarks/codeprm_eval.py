@@ -37,8 +37,10 @@ twins each method flags.
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
 
-``--variant j``: variants j and k (heldout_j.py), a second blind test of the current system by a
+``--variant j``: variants j and k (heldout_j.py), a second blind test of the round-2 system by a
 third independent author, in the style of f/g (common and less common APIs mixed).
+``--variant l``: variants l and m (heldout_l.py), by a fourth independent author in the same
+style: the blind test of the round-3 (current) system.
 """
 from __future__ import annotations
 
@@ -215,11 +217,12 @@ def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_tem
 
 # held-out variants embedded in the test hosts: module, template list, seed. d, e: blind tests of
 # 2026-11-30 (seen since); f (variants f/g): blind test of 2026-12-01's first round (validation
-# since); h (h/i): blind test of the current system; j (j/k): a second blind test of it. f, h, j
-# were each written by an independent author who did not see the analysers or the model.
+# since); h (h/i) and j (j/k): blind tests of the round-2 system (validation since); l (l/m): the
+# blind test of the round-3 system. f, h, j, l were each written by an independent author who
+# did not see the analysers or the model.
 HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEMPLATES_E", 20261201),
             "f": ("heldout_f", "TEMPLATES_F", 20261202), "h": ("heldout_h", "TEMPLATES_H", 20261205),
-            "j": ("heldout_j", "TEMPLATES_J", 20261206)}
+            "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:
@@ -269,7 +272,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
     ap.add_argument("--variant", choices=["c", *HELD_OUT], default="c",
                     help="c: data/codeprm/test.jsonl; d / e / f / h / j: the held-out variants in the same hosts "
-                         "(f = variants f and g of heldout_f.py, h = h and i of heldout_h.py, j = j and k of heldout_j.py)")
+                         "(f = f/g of heldout_f.py, h = h/i, j = j/k, l = l/m of heldout_h/j/l.py)")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()

@@ -2,8 +2,8 @@
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-Variant e (engines/codeprm/heldout_e.py, the previous final test, evaluated once on 2026-11-30
-and seen since) is embedded the same way in the val hosts (seed 20261203) and reported beside v.
+The variants in ``VALIDATION`` (e, f/g, h/i, j/k: each a blind test once, evaluated once, seen
+since) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (engines/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
 fixed pair of data/codeprm/val.jsonl (variant b, val-package hosts or standalone) keeps its host
@@ -11,9 +11,7 @@ and family, and the variant-b template is swapped for the variant-v template of 
 (benchmarks/codeprm_eval.py ``variant_items``, seed 20261199). For each asset folder it reports,
 model alone and fused with the analysers (each at its own calibrated threshold): val-split file
 AUROC, v file AUROC, v pair accuracy and v prefix-50 % AUROC. The new assets are shipped only
-if they beat the old ones here. Variants f and g (heldout_f.py, the blind test of 2026-12-01, evaluated once, seen since) are
-embedded the same way (seed 20261204). Test data (the test split, variants c, d and the blind
-h/i) is never read.
+if they beat the old ones here. Test data (the test split's hosts, variants c, d and the next blind variant) is never read.
 """
 from __future__ import annotations
 
@@ -41,20 +39,20 @@ def v_items(val_path: Path, templates=None, seed: int = 20261199, tag: str = "va
     return variant_items(pairs, TEMPLATES_V if templates is None else templates, seed, tag)
 
 
-def f_items(val_path: Path) -> list[dict]:
-    """Variants f and g (the blind test of 2026-12-01, evaluated once and seen since) in the VAL
-    hosts (seed 20261204): validation data from then on; the test hosts go to variants h/i."""
-    from engines.codeprm.heldout_f import TEMPLATES_F
+# variants that were blind tests once and are validation data since, embedded in the VAL hosts:
+# module, template list, seed (e: 2026-11-30; f/g, h/i, j/k: 2026-12-01, each by an independent
+# author). The test hosts are left to the next blind variant.
+VALIDATION = {"e": ("heldout_e", "TEMPLATES_E", 20261203), "f": ("heldout_f", "TEMPLATES_F", 20261204),
+              "h": ("heldout_h", "TEMPLATES_H", 20261207), "j": ("heldout_j", "TEMPLATES_J", 20261208)}
 
-    return v_items(val_path, TEMPLATES_F, 20261204, "val-f")
 
+def seen_items(val_path: Path, variant: str) -> list[dict]:
+    """A seen variant (``VALIDATION``) in the val hosts."""
+    import importlib
 
-def e_items(val_path: Path) -> list[dict]:
-    """Variant e (the previous session's final test, evaluated once and now seen) in the VAL hosts:
-    validation data from 2026-12-01 on; the test hosts are left to the blind variants f/g."""
-    from engines.codeprm.heldout_e import TEMPLATES_E
-
-    return v_items(val_path, TEMPLATES_E, 20261203, "val-e")
+    module, attr, seed = VALIDATION[variant]
+    templates = getattr(importlib.import_module(f"engines.codeprm.{module}"), attr)
+    return v_items(val_path, templates, seed, f"val-{variant}")
 
 
 def score(asset_dir: Path, val: list[dict], vv: list[dict], more: dict[str, list[dict]] | None = None) -> dict:
@@ -90,24 +88,19 @@ def main() -> None:
     ap.add_argument("assets", nargs="+")
     ap.add_argument("--val", default="data/codeprm/val.jsonl")
     ap.add_argument("--out", default="benchmarks/results/codeprm_select.json")
-    ap.add_argument("--write-v", default=None, help="also write the variant-v items here (for --extra-val calibration)")
-    ap.add_argument("--write-e", default=None, help="also write variant e in the val hosts here (for --extra-val)")
-    ap.add_argument("--write-f", default=None, help="also write variants f/g in the val hosts here (for --extra-val)")
+    ap.add_argument("--write-dir", default=None,
+                    help="also write v and the VALIDATION variants as val_<x>.jsonl here (for calibration --extra-val)")
     args = ap.parse_args()
     val = [json.loads(line) for line in open(args.val)]
-    vv = v_items(Path(args.val))
-    if args.write_v:
-        with open(args.write_v, "w") as fh:
-            fh.writelines(json.dumps(it) + "\n" for it in vv)
-    ve = e_items(Path(args.val))
-    vf = f_items(Path(args.val))
-    for path, part in ((args.write_e, ve), (args.write_f, vf)):
-        if path:
-            with open(path, "w") as fh:
+    parts = {"v": v_items(Path(args.val))} | {k: seen_items(Path(args.val), k) for k in VALIDATION}
+    if args.write_dir:
+        for k, part in parts.items():
+            with open(Path(args.write_dir) / f"val_{k}.jsonl", "w") as fh:
                 fh.writelines(json.dumps(it) + "\n" for it in part)
+    vv = parts.pop("v")
     res = {"n_val": len(val), "n_v_files": len(vv), "n_v_pairs": len({it["pair"] for it in vv}),
-           "n_e_files": len(ve), "n_f_files": len(vf),
-           "assets": {a: score(Path(a), val, vv, {"e": ve, "f": vf}) for a in args.assets}}
+           **{f"n_{k}_files": len(p) for k, p in parts.items()},
+           "assets": {a: score(Path(a), val, vv, parts) for a in args.assets}}
     Path(args.out).write_text(json.dumps(res, indent=2))
     print(json.dumps(res, indent=1))
 

@@ -2,7 +2,8 @@
 
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
-were seen; the second batch after f/g's one evaluation (some rows are f/g failures in other words).
+were seen; the second batch after f/g's one evaluation and the third after j/k's (some rows are failures of
+those variants in other words).
 """
 from __future__ import annotations
 
@@ -86,6 +87,23 @@ VULNERABLE = [
     (94, "import runpy\nfrom flask import request\ndef run():\n    f = request.files['script']\n    f.save('/srv/jobs/job.py')\n    return runpy.run_path('/srv/jobs/' + f.filename)\n"),
     (611, "import xmltodict\ndef parse(body):\n    return xmltodict.parse(body, disable_entities=False)\n"),
     (22, "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log')\n    if not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n"),
+    # third batch (after j/k's one evaluation)
+    (78, "import asyncio, subprocess\nasync def ocr(lang):\n    cmd = 'tesseract in.png out -l ' + lang\n    return await asyncio.to_thread(subprocess.run, cmd, shell=True)\n"),
+    (78, "def restart(c, service):\n    return c.sudo(f'systemctl restart {service}')\n"),
+    (89, "from sqlalchemy import text\nfrom flask import request\ndef items(q):\n    return q.order_by(text(request.args.get('sort', 'name'))).all()\n"),
+    (94, "import tornado.template, tornado.web\nclass H(tornado.web.RequestHandler):\n    def post(self):\n        t = self.get_body_argument('tpl')\n        self.finish(tornado.template.Template(t).generate())\n"),
+    (502, "import keras\ndef load(path):\n    return keras.models.load_model(path, safe_mode=False)\n"),
+    (502, "from ruamel.yaml import YAML\ndef cfg(text):\n    return YAML(typ='unsafe').load(text)\n"),
+    (328, "import hashlib\ndef etag(fh):\n    return hashlib.file_digest(fh, 'sha1').hexdigest()\n"),
+    (338, "import numpy as np\ndef new_api_key():\n    rng = np.random.default_rng()\n    api_key = rng.bytes(24).hex()\n    return api_key\n"),
+    (338, "import random, string\ndef make_password():\n    chars = list(string.ascii_letters)\n    random.shuffle(chars)\n    return ''.join(chars[:12])\n"),
+    (798, "import pika\ncreds = pika.PlainCredentials('worker', 'Rq7!mZ2x-prod')\n"),
+    (611, "from lxml import etree\ndef feed():\n    return etree.XMLPullParser(events=('end',), resolve_entities=True)\n"),
+    (918, "import feedparser\ndef fetch(feed_url):\n    return feedparser.parse(feed_url)\n"),
+    (918, "from weasyprint import HTML\ndef pdf(request):\n    return HTML(url=request.GET['page_url']).write_pdf()\n"),
+    (79, "from django.utils.html import format_html\ndef badge(user):\n    return format_html('<b>' + user.display_name + '</b>')\n"),
+    (79, "def render(env, comments):\n    return env.from_string('<li>{{ c.body|safe }}</li>').render(comments=comments)\n"),
+    (22, "import os\ndef report(request, name):\n    return open(f'/srv/media/reports/{name}', 'rb')\n"),
 ]
 
 FIXED = [
@@ -132,6 +150,13 @@ FIXED = [
     "from lxml import objectify\ndef parse(stream):\n    parser = objectify.makeparser(resolve_entities=False, no_network=True)\n    return objectify.parse(stream, parser).getroot()\n",
     "import paramiko, shlex\ndef du(ssh: paramiko.SSHClient, d: str):\n    return ssh.exec_command('du -sh -- ' + shlex.quote(d))\n",
     "from pathlib import Path\nfrom fastapi import APIRouter, HTTPException\nr = APIRouter()\nLOGS = Path('/var/log/app')\n@r.get('/logs')\ndef tail(service: str):\n    p = LOGS.joinpath(service + '.log').resolve()\n    if p.parent != LOGS.resolve() or not p.exists():\n        raise HTTPException(404)\n    return p.read_text()\n",
+    # third batch
+    "import aiohttp\nclass Client:\n    def __init__(self, base_url):\n        self.base_url = base_url\n    async def stock(self, sku):\n        async with aiohttp.ClientSession() as s:\n            return await s.get(f'{self.base_url}/stock/{sku}')\n",
+    "import requests\ndef item(item_id):\n    return requests.get('https://api.example.com/items/' + str(item_id), timeout=5).json()\n",
+    "def find(con, ids):\n    in_list = ', '.join('?' for _ in ids)\n    return con.execute(f'SELECT * FROM t WHERE id IN ({in_list})', ids).fetchall()\n",
+    "import random\ndef make_password():\n    rng = random.SystemRandom()\n    return ''.join(rng.choice('abcdefgh') for _ in range(12))\n",
+    "from markupsafe import Markup\ndef link(user):\n    return Markup('<a href=\"/u/{0}\">{1}</a>').format(user.username, user.display_name)\n",
+    "import os, pika\ncreds = pika.PlainCredentials('worker', os.environ['RABBITMQ_PASSWORD'])\n",
 ]
 
 

@@ -206,6 +206,7 @@ _SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_fi
 _REQ_FUNCS = {"get", "post", "put", "delete", "head", "patch", "request", "urlopen", "Request",
               "urlretrieve", "open_url", "stream", "fetch", "request_encode_url", "request_encode_body"}
 _REQ_MODS = {"requests", "httpx", "urllib", "request", "urllib3", "session", "client", "http"}
+_REMOTE_SHELLS = {"c", "conn", "connection", "ctx", "cxn", "host", "remote", "ssh"}
 _HTTP_METHODS = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}
 # parameters whose name says they carry what a client, a message or an upload sent
 _UNTRUSTED_PARAM = re.compile(r"(?i)(^|_)(request|req|event|payload|body|upload|uploaded|untrusted|user|form|"
@@ -232,9 +233,10 @@ def _is_string_built(node: ast.AST) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
-        # psycopg2.sql.SQL(...).format(...) composes identifiers safely
+        # psycopg2.sql.SQL(...).format(...) composes identifiers safely; Markup(...).format escapes
         return not (node.func.attr == "format" and isinstance(node.func.value, ast.Call) and
-                    _name(node.func.value.func).split(".")[-1] in ("SQL", "Composed", "Identifier"))
+                    _name(node.func.value.func).split(".")[-1] in ("SQL", "Composed", "Identifier", "Markup",
+                                                                  "SafeString", "escape"))
     return False
 
 
@@ -374,7 +376,43 @@ class _Taint(ImportAliases):
             return node.id in self.tainted or (weak and node.id in self.weak)
         if isinstance(node, (ast.Lambda, ast.Constant)):
             return False
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            # ",".join("?" for _ in ids) carries no data: only the elements count, and a loop
+            # variable only when its iterable is tainted
+            bound = {n for g in node.generators if self.tainted_expr(g.iter, weak) for n in self._targets(g.target)}
+            elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            return any(self.tainted_expr(e, weak) or (_names(e) & bound) for e in elts)
         return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
+
+    def host_dynamic(self, url: ast.AST, weak: bool) -> bool:
+        """The URL's scheme/host part is tainted (SSRF), not only its path or query: the first piece
+        of an f-string / concatenation / format template decides, unless it is a bare scheme."""
+        head = None
+        if isinstance(url, ast.JoinedStr) and url.values:
+            head = url.values[0]
+            rest = url.values[1:]
+        elif isinstance(url, ast.BinOp) and isinstance(url.op, ast.Add):
+            parts = []
+            node = url
+            while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                parts.append(node.right)
+                node = node.left
+            head, rest = node, list(reversed(parts))
+        elif isinstance(url, ast.Call) and isinstance(url.func, ast.Attribute) and url.func.attr == "format" and \
+                isinstance(url.func.value, ast.Constant):
+            head, rest = url.func.value, list(url.args)
+        if head is None:
+            return self.tainted_expr(url, weak)
+        if isinstance(head, ast.FormattedValue):
+            head = head.value
+        if isinstance(head, ast.Constant) and isinstance(head.value, str):
+            after = head.value.split("://", 1)[-1] if "://" in head.value else None
+            if after is not None and after.strip("/"):  # "https://api.example.com/..." fixes the host
+                return False
+            if after is None and not head.value.startswith("//"):  # "/path" or a relative URL
+                return False
+            return any(self.tainted_expr(r, weak) for r in rest[:1])
+        return self.tainted_expr(head, weak)
 
     def _targets(self, t: ast.AST) -> list[str]:
         if isinstance(t, ast.Name):
@@ -477,6 +515,8 @@ class _Taint(ImportAliases):
                      for d in node.decorator_list)
         handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
             _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
+        first_arg = next((a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")), "")
+        handler = handler or first_arg in ("request", "req")  # a Django-style view: the rest comes from the URL
         params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
                   if a.arg not in ("self", "cls")]
         params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
@@ -560,7 +600,7 @@ class _Taint(ImportAliases):
 
     def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
         """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
-        if last == "open" and mod in ("", "io", "os", "codecs", "builtins"):
+        if last == "open" and mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio"):
             return bool(args) and self.tainted_expr(args[0])
         if last in _PATH_CALLS:
             return any(self.tainted_expr(a) for a in args[:2])
@@ -597,6 +637,25 @@ class _Taint(ImportAliases):
                 self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
             elif shell and self.tainted_expr(first if first is not None else kw.get("args"), True):
                 self._hit(node, 78, "taint:os-command", "user input reaches subprocess with shell=True")
+        elif shell and any(self.tainted_expr(a, True) for a in args):  # e.g. asyncio.to_thread(subprocess.run, cmd, shell=True)
+            self._hit(node, 78, "taint:os-command", "user input reaches a call with shell=True")
+        recv = fn.value if isinstance(fn, ast.Attribute) else None
+        if last in ("run", "sudo", "local") and first is not None and (
+                (isinstance(recv, ast.Name) and recv.id in _REMOTE_SHELLS) or rfull.startswith(("fabric", "invoke"))) \
+                and self._built_taint(first, weak=True):
+            self._hit(node, 78, "taint:remote-command", "a shell (fabric/invoke) runs a command built from input")
+        if last == "text" and ("sqlalchemy" in rfull or mod in ("sa", "")) and first is not None and \
+                not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
+            self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
+        if last == "Template" and any(m in rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
+                first is not None and self.tainted_expr(first):
+            self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last == "format_html" and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 79, "taint:template", "format_html is given a pre-built string: its input is not escaped")
+        url_kw = kw.get("url")
+        if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
+                last == "parse" and "feedparser" in rfull and first is not None and self.host_dynamic(first, weak=True)):
+            self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
         if last in ("eval", "exec") and mod in ("", "builtins") and any_weak:
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
         if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
@@ -654,7 +713,7 @@ class _Taint(ImportAliases):
             url = url if url is not None else kw.get("url")
             strong_only = full.startswith("self.") or last == "Request" or mod not in _REQ_MODS | {"aiohttp"} and \
                 not any(k in full.lower() for k in ("session", "client", "http"))
-            if url is not None and self.tainted_expr(url, weak=not strong_only):
+            if url is not None and self.host_dynamic(url, weak=not strong_only):
                 self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
         xfull = self.resolved(full)
         parser = args[1] if len(args) > 1 else kw.get("parser")

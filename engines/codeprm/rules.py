@@ -28,6 +28,10 @@ WEAK_PASSLIB = {"md5_crypt", "des_crypt", "bsdi_crypt", "bigcrypt", "crypt16", "
                 "ldap_md5", "ldap_sha1", "ldap_salted_md5", "ldap_salted_sha1", "ldap_plaintext", "plaintext",
                 "hex_md5", "hex_sha1", "mysql323", "mysql41", "oracle10", "postgres_md5", "lmhash", "nthash", "msdcc",
                 "msdcc2", "roundup_plaintext", "django_salted_md5", "django_salted_sha1", "django_des_crypt"}
+_RANDOM_FUNCS = {"shuffle", "choice", "choices", "sample", "randint", "randrange", "random", "getrandbits",
+                 "randbytes", "uniform"}
+_WEAK_RNG_CLASSES = {"np.random.default_rng", "numpy.random.default_rng", "np.random.RandomState",
+                     "numpy.random.RandomState", "random.Random", "np.random.Generator", "default_rng"}
 INTERPRETERS = {"python", "python3", "python2", "node", "nodejs", "perl", "ruby", "php", "lua", "Rscript"}
 # PBKDF2 iteration counts below this are too few for password storage (OWASP 2023: 600,000 for
 # SHA-256); a literal under it is flagged whatever the hash.
@@ -134,6 +138,7 @@ class ApiRules(ImportAliases):
         self.findings: list[tuple[int, int, str, str]] = []
         self.functions: list[str] = []
         self.argv_names: dict[str, ast.AST] = {}  # names bound to a shell argv list
+        self.weak_rngs: set[str] = set()  # names bound to a non-cryptographic generator instance
 
     def hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
         self.findings.append((node.lineno, cwe, f"rule:{rule}", msg))
@@ -179,6 +184,8 @@ class ApiRules(ImportAliases):
                 self.hit(node, 327, "old-tls", f"{value.attr} is an obsolete TLS version")
         if value is not None:
             self._weak_random(value, names, node)
+            if isinstance(value, ast.Call) and dotted_name(value.func) in _WEAK_RNG_CLASSES:
+                self.weak_rngs.update(t.id for t in targets if isinstance(t, ast.Name))
             if self._shell_argv(value):
                 for t in targets:
                     if isinstance(t, ast.Name):
@@ -195,6 +202,10 @@ class ApiRules(ImportAliases):
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self._weak_random(node.value, [], node)
+        self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:  # random.shuffle(chars) in make_password()
+        self._weak_random(node.value, [], node)
         self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
@@ -224,8 +235,11 @@ class ApiRules(ImportAliases):
             if not isinstance(sub, ast.Call):
                 continue
             full = dotted_name(sub.func)
+            on_weak_rng = isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and \
+                sub.func.value.id in self.weak_rngs
             clock = full in ("time.time", "time.time_ns")
-            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1") or
+            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1") or on_weak_rng or
+                    (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS) or
                     (full.startswith(("random.Random", "Random(")) and "SystemRandom" not in full))
             # a clock reading is a secret only when it is bound to a secret's name
             if (weak and self._secret_context(names)) or (clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
@@ -331,7 +345,8 @@ class ApiRules(ImportAliases):
         elif full in ("hmac.new", "hmac.digest") or last in ("Fernet", "URLSafeTimedSerializer", "URLSafeSerializer",
                                                               "TimestampSigner", "Signer", "Serializer"):
             secret_pos = 0
-        elif last in ("login", "HTTPBasicAuth", "HTTPDigestAuth", "BasicAuth", "set_password", "authenticate"):
+        elif last in ("login", "HTTPBasicAuth", "HTTPDigestAuth", "BasicAuth", "set_password", "authenticate",
+                      "simple_bind_s", "bind_s") or last.endswith(("Credentials", "Credential")):
             secret_pos = 1
         elif last == "new" and parts & {"AES", "ChaCha20", "ChaCha20_Poly1305", "Salsa20"}:
             secret_pos = 0
@@ -384,11 +399,22 @@ class ApiRules(ImportAliases):
                 args[1].value is True and ("external" in dotted_name(args[0]).lower() or
                                            "external" in (_const_str(args[0]) or "").lower()):
             self.hit(node, 611, "xxe-feature", "the XML parser is told to load external entities")
-        if last in ("XMLParser", "makeparser") and (any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True
-                                                        for k in ("resolve_entities", "load_dtd")) or
-                                                    (isinstance(kw.get("no_network"), ast.Constant)
-                                                     and kw["no_network"].value is False)):
+        if any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True for k in ("resolve_entities", "load_dtd")) or (
+                last in ("XMLParser", "makeparser", "XMLPullParser", "iterparse") and
+                isinstance(kw.get("no_network"), ast.Constant) and kw["no_network"].value is False):
             self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs / fetches them")
+        if "cairosvg" in parts and isinstance(kw.get("unsafe"), ast.Constant) and kw["unsafe"].value is True:
+            self.hit(node, 611, "xxe-parser", "cairosvg unsafe=True resolves external entities and files")
+        # ---- 502 / 328 / 79: unsafe modes chosen by a keyword or a literal
+        if last == "load_model" and isinstance(kw.get("safe_mode"), ast.Constant) and kw["safe_mode"].value is False:
+            self.hit(node, 502, "unsafe-deserialise", "load_model(safe_mode=False) runs code stored in the model")
+        if last == "YAML" and (_const_str(kw.get("typ")) or "").lower() in ("unsafe", "full"):
+            self.hit(node, 502, "unsafe-yaml", "ruamel YAML(typ='unsafe') builds arbitrary objects")
+        if last == "file_digest" and len(args) > 1 and (_const_str(args[1]) or "").lower() in WEAK_HASHES:
+            self.hit(node, 328, "weak-hash", f"file_digest with {_const_str(args[1])} is a broken hash")
+        if last in ("from_string", "Template", "render_template_string") and args and \
+                re.search(r"\|\s*safe\b|autoescape\s+(false|off)", _const_str(args[0]) or ""):
+            self.hit(node, 79, "template-safe-filter", "the template marks data |safe: it is not escaped")
         if "xmltodict" in parts and last == "parse" and isinstance(kw.get("disable_entities"), ast.Constant) and \
                 kw["disable_entities"].value is False:
             self.hit(node, 611, "xxe-parser", "xmltodict is told to expand entities")
