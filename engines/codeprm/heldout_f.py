@@ -1,5 +1,8 @@
 '''Blind template variants "f" and "g": two fresh TEST variants, for evaluation only.
 
+Status: the blind test of the round-1 system, evaluated once (2026-12-01 07:38 UTC); validation
+data since (scripts/codeprm_select.py embeds it in the VAL hosts), never training data.
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, models, data builders or benchmark results), and before any model was run
 on them. Each of the 13 CWE families gets two vulnerable/fixed pairs, one per variant, in
@@ -7,7 +10,7 @@ idioms and code shapes that differ from every earlier variant (a/b/c/d/v/e). 26 
 
 Evaluation only: never train, calibrate, select or tune on this module. It lives OUTSIDE
 ``mutations.TEMPLATES``, so ``mutations.templates()`` cannot return it, and no script in
-scripts/ mentions it (tests/test_codeprm_heldout_f.py asserts both).
+scripts/ mentions it (tests/test_codeprm_heldout_blind.py asserts both).
 
 Same format as mutations.py: ``#!V`` marks vulnerable lines; ``{f}``, ``{v}``, ``{t}`` are
 filled by ``mutations.render``; imports are ``.format``-ed too (braces doubled).

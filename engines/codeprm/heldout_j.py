@@ -1,5 +1,8 @@
 '''Blind template variants "j" and "k": two fresh TEST variants, for evaluation only.
 
+Status: the second blind test of the round-2 system, evaluated once (2026-12-01 08:20 UTC);
+validation data since (scripts/codeprm_select.py embeds it in the VAL hosts), never training data.
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark
 results), and before any model or analyser was run on them. Each of the 13 CWE families gets
@@ -8,7 +11,7 @@ differ from every earlier variant (a/b/c/d/v/e/f/g/h/i). 26 pairs in all.
 
 Evaluation only: never train, calibrate, select or tune on this module. It lives OUTSIDE
 ``mutations.TEMPLATES``, so ``mutations.templates()`` cannot return it, and no file in
-scripts/ or benchmarks/ mentions it (tests/test_codeprm_heldout_j.py asserts both).
+scripts/ or benchmarks/ mentions it (tests/test_codeprm_heldout_blind.py asserts both).
 
 Same format as mutations.py: ``#!V`` marks vulnerable lines; ``{f}``, ``{v}``, ``{t}`` are
 filled by ``mutations.render``; imports are ``.format``-ed too (braces doubled).

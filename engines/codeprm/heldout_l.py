@@ -1,5 +1,7 @@
 '''Blind template variants "l" and "m": two fresh TEST variants, for evaluation only.
 
+Status: the blind test of the round-3 (current) system, evaluated once (2026-12-01 08:50 UTC).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark
 results), and before any model or analyser was run on them. Each of the 13 CWE families gets
@@ -9,7 +11,7 @@ that differ from every earlier variant (a/b/c/d/v/e/f/g/h/i/j/k). 26 pairs in al
 Evaluation only: never train, calibrate, select or tune on this module. It lives OUTSIDE
 ``mutations.TEMPLATES``, so ``mutations.templates()`` cannot return it, and no file in
 scripts/ or benchmarks/ other than the evaluation harness mentions it
-(tests/test_codeprm_heldout_l.py asserts both).
+(tests/test_codeprm_heldout_blind.py asserts both).
 
 Same format as mutations.py: ``#!V`` marks vulnerable lines; ``{f}``, ``{v}``, ``{t}`` are
 filled by ``mutations.render``; imports are ``.format``-ed too (braces doubled).
