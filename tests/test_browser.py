@@ -105,8 +105,11 @@ def test_watermark_tab_embeds_rotates_and_verifies(page, artifacts_dir):
     page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(timeout=180_000)
     page.get_by_role("button", name="Random rotation").click()
     page.wait_for_timeout(1000)
+    n_images = page.locator("img").count()
     page.get_by_role("button", name="Rotate / attack").click()
-    page.wait_for_timeout(1000)
+    # verify only once the received (rotated + JPEG) image is there: on a loaded machine the
+    # rotation takes longer than any fixed pause
+    page.wait_for_function("n => document.querySelectorAll('img').length > n", arg=n_images, timeout=120_000)
     page.get_by_role("button", name="Verify", exact=True).click()
     verdict = page.locator("p", has_text="Decoded message").first
     verdict.wait_for(timeout=120_000)
