@@ -212,8 +212,9 @@ def build() -> None:
     gr.Markdown(
         "Paste or stream Python; a small causal code model scores each **step** (blank-line blocks, cut at "
         "statements) for security in the context of the code before it, bandit (in-process), a taint "
-        "labeller and API-knowledge rules name the CWE, and a soft minimum over step scores gives the verdict, for full or partial "
-        "code. The code is parsed and tokenised, never run. (SecCodePRM, arXiv 2602.10418.)")
+        "labeller and API-knowledge rules name the CWE, and a risk-sensitive aggregation over step scores "
+        "(soft minimum or top-k mean, chosen on validation data) gives the verdict, for full or partial code. "
+        "The code is parsed and tokenised, never run. (SecCodePRM, arXiv 2602.10418.)")
     state = gr.State(None)
     with gr.Row():
         with gr.Column(scale=3):
