@@ -157,8 +157,9 @@ class _Bandit:
 _BANDIT: _Bandit | None = None
 
 
-def bandit_raw(code: str) -> list[tuple[int, str, int, str, str, str]]:
+def bandit_raw(code: str, pieces: list | None = None) -> list[tuple[int, str, int, str, str, str]]:
     """All bandit results on (repaired) code: (line, test id, cwe, severity, confidence, text).
+    ``pieces`` are ``_pieces(code)`` when the caller has them already (one repair per scan).
 
     >>> [r[1] for r in bandit_raw("import os\\nos.system('ls ' + x)")]
     ['B605']
@@ -167,18 +168,18 @@ def bandit_raw(code: str) -> list[tuple[int, str, int, str, str, str]]:
     if _BANDIT is None:
         _BANDIT = _Bandit()
     out = []
-    for off, text, _tree in _pieces(code):
+    for off, text, _tree in _pieces(code) if pieces is None else pieces:
         for r in _BANDIT.run(text):
             cwe = getattr(getattr(r, "cwe", None), "id", 0) or 0
             out.append((r.lineno + off, r.test_id, int(cwe), str(r.severity), str(r.confidence), r.text))
     return out
 
 
-def bandit_findings(code: str) -> list[Finding]:
+def bandit_findings(code: str, pieces: list | None = None) -> list[Finding]:
     """bandit results kept as labels (see ``BANDIT_CWE``), on lines of ``code``."""
     n = len(code.splitlines())
     out = []
-    for line, tid, _cwe, sev, conf, text in bandit_raw(code):
+    for line, tid, _cwe, sev, conf, text in bandit_raw(code, pieces):
         fam = BANDIT_CWE.get(tid)
         if fam is None or not 1 <= line <= n:
             continue
@@ -729,10 +730,10 @@ class _Taint(ImportAliases):
                 self._hit(node, 611, "taint:xxe", "untrusted XML parsed with the standard library parser")
 
 
-def _run_visitors(code: str, visitor_of) -> list[Finding]:
+def _run_visitors(code: str, visitor_of, pieces: list | None = None) -> list[Finding]:
     n = len(code.splitlines())
     out = []
-    for off, _text, tree in _pieces(code):
+    for off, _text, tree in _pieces(code) if pieces is None else pieces:
         try:
             hits = visitor_of(tree)
         except RecursionError:
@@ -751,8 +752,8 @@ def _taint_hits(tree: ast.AST) -> list[tuple]:
     return [h + ("taint",) for h in t.findings] + dyn
 
 
-def _taint_and_dynamic(code: str) -> tuple[list[Finding], set[int]]:
-    out = _run_visitors(code, _taint_hits)
+def _taint_and_dynamic(code: str, pieces: list | None = None) -> tuple[list[Finding], set[int]]:
+    out = _run_visitors(code, _taint_hits, pieces)
     return [f for f in out if f.cwe], {f.line for f in out if not f.cwe}
 
 
@@ -765,13 +766,13 @@ def taint_findings(code: str) -> list[Finding]:
     return _taint_and_dynamic(code)[0]
 
 
-def rule_findings(code: str) -> list[Finding]:
+def rule_findings(code: str, pieces: list | None = None) -> list[Finding]:
     """Findings of the API-knowledge rules (engines/codeprm/rules.py) on (repaired) code.
 
     >>> [(f.cwe, f.rule) for f in rule_findings("import hmac, hashlib\\nm = hmac.new(k, msg, hashlib.md5)")]
     [(328, 'rule:weak-hmac')]
     """
-    return _run_visitors(code, lambda tree: [h + ("rule",) for h in rule_findings_tree(tree)])
+    return _run_visitors(code, lambda tree: [h + ("rule",) for h in rule_findings_tree(tree)], pieces)
 
 
 # bandit rules that fire on any call of an API, whether or not its input is dynamic; kept only
@@ -793,12 +794,13 @@ def label_findings(code: str) -> list[Finding]:
     [(2, 502)]
     """
     seen = {}
-    taint, dynamic = _taint_and_dynamic(code)
+    pieces = _pieces(code)  # repair once, for all three analysers
+    taint, dynamic = _taint_and_dynamic(code, pieces)
     confirmed = {(f.line, f.cwe) for f in taint}
-    bandit = [f for f in bandit_findings(code)
+    bandit = [f for f in bandit_findings(code, pieces)
               if (f.rule[7:] not in _CONFIRM or (f.line, _CONFIRM[f.rule[7:]]) in confirmed)
               and (f.rule != "bandit:B608" or f.line in dynamic)
               and (f.rule not in ("bandit:B105", "bandit:B106", "bandit:B107") or _secret_literal_in(f.message))]
-    for f in taint + rule_findings(code) + bandit:
+    for f in taint + rule_findings(code, pieces) + bandit:
         seen.setdefault((f.line, f.cwe), f)
     return sorted(seen.values(), key=lambda f: (f.line, f.cwe))
