@@ -40,7 +40,9 @@ twins each method flags.
 ``--variant j``: variants j and k (heldout_j.py), a second blind test of the round-2 system by a
 third independent author, in the style of f/g (common and less common APIs mixed).
 ``--variant l``: variants l and m (heldout_l.py), by a fourth independent author in the same
-style: the blind test of the round-3 (current) system.
+style: the blind test of the round-3 system.
+``--variant n``: variants n and o (heldout_n.py), by a fifth independent author in the same
+style: the blind test of the round-4 (current) system.
 """
 from __future__ import annotations
 
@@ -222,7 +224,8 @@ def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_tem
 # did not see the analysers or the model.
 HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEMPLATES_E", 20261201),
             "f": ("heldout_f", "TEMPLATES_F", 20261202), "h": ("heldout_h", "TEMPLATES_H", 20261205),
-            "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209)}
+            "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209),
+            "n": ("heldout_n", "TEMPLATES_N", 20261211)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

@@ -1,4 +1,4 @@
-"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m): one table,
+"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o): one table,
 one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only), the last one
 is the current test. None is ever training data."""
@@ -26,7 +26,7 @@ SELECTION = ROOT / "scripts" / "codeprm_select.py"
 
 # module suffix, its two variants, role ("validation": blind once, seen since; "test": current)
 BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j", ("j", "k"), "validation"),
-         ("l", ("l", "m"), "test")]
+         ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "test")]
 
 
 def _module(x: str):
