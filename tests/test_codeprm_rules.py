@@ -2,8 +2,8 @@
 
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
-were seen; the second batch after f/g's one evaluation and the third after j/k's (some rows are failures of
-those variants in other words).
+were seen; the second batch after f/g's one evaluation, the third after j/k's and the fourth after l/m's (some rows are
+failures of those variants in other words).
 """
 from __future__ import annotations
 
@@ -104,6 +104,18 @@ VULNERABLE = [
     (79, "from django.utils.html import format_html\ndef badge(user):\n    return format_html('<b>' + user.display_name + '</b>')\n"),
     (79, "def render(env, comments):\n    return env.from_string('<li>{{ c.body|safe }}</li>').render(comments=comments)\n"),
     (22, "import os\ndef report(request, name):\n    return open(f'/srv/media/reports/{name}', 'rb')\n"),
+    # fourth batch (after l/m's one evaluation; the same gaps in other words)
+    (78, "import anyio\nasync def conv(path, fmt):\n    await anyio.run_process(f'pandoc {path} -t {fmt}')\n"),
+    (78, "import asyncio\nasync def ping(host):\n    p = await asyncio.create_subprocess_shell('ping -c1 ' + host)\n    return await p.wait()\n"),
+    (502, "from multiprocessing.connection import Client\ndef pull(addr):\n    with Client(addr) as c:\n        return c.recv()\n"),
+    (328, "import zlib\ndef sign(secret, msg):\n    return zlib.crc32((secret + msg).encode())\n"),
+    (328, "import binascii\ndef link(path, key):\n    sig = binascii.crc32(path.encode() + key)\n    return f'{path}?s={sig}'\n"),
+    (327, "from pymongo import MongoClient\nclient = MongoClient('mongodb://db', tls=True, tlsInsecure=True)\n"),
+    (327, "import redis\nr = redis.Redis(host='cache', ssl=True, ssl_cert_reqs='none')\n"),
+    (79, "import streamlit as st\nname = st.query_params.get('name', '')\nst.markdown(f'<b>{name}</b>', unsafe_allow_html=True)\n"),
+    (918, "import fsspec\nfrom flask import request\ndef imp():\n    with fsspec.open(request.args['src']) as fh:\n        return fh.read()\n"),
+    (918, "import pycurl\ndef get(url):\n    c = pycurl.Curl()\n    c.setopt(c.URL, url)\n    c.perform()\n"),
+    (79, "from django.utils.safestring import mark_safe\ndef badge(label):\n    return mark_safe('<span>' + label + '</span>')\n"),
 ]
 
 FIXED = [
@@ -157,6 +169,21 @@ FIXED = [
     "import random\ndef make_password():\n    rng = random.SystemRandom()\n    return ''.join(rng.choice('abcdefgh') for _ in range(12))\n",
     "from markupsafe import Markup\ndef link(user):\n    return Markup('<a href=\"/u/{0}\">{1}</a>').format(user.username, user.display_name)\n",
     "import os, pika\ncreds = pika.PlainCredentials('worker', os.environ['RABBITMQ_PASSWORD'])\n",
+    # fourth batch
+    "import random, string\ndef token():\n    return ''.join(random.SystemRandom().choices(string.ascii_letters, k=32))\n",
+    "from RestrictedPython import compile_restricted, safe_globals\ndef run(src):\n    exec(compile_restricted(src, '<s>', 'exec'), dict(safe_globals))\n",
+    "from pathlib import Path\nfrom flask import request, abort, send_file\nROOT = Path('/srv/d')\ndef dl():\n    p = (ROOT / request.args['f']).resolve()\n    try:\n        p.relative_to(ROOT)\n    except ValueError:\n        abort(404)\n    return send_file(p)\n",
+    "import shutil, uuid\nfrom flask import request\ndef rm():\n    wid = uuid.UUID(request.args['id'])\n    shutil.rmtree(f'/srv/ws/{wid}')\n",
+    "import bleach\nfrom django.utils.safestring import mark_safe\ndef bio(user):\n    return mark_safe(bleach.clean(user.bio))\n",
+    "from lxml import etree\netree.set_default_parser(etree.XMLParser(resolve_entities=False, no_network=True))\ndef parse(body):\n    return etree.fromstring(body)\n",
+    "import anyio\nasync def conv(path, fmt):\n    await anyio.run_process(['pandoc', path, '-t', fmt])\n",
+    "import json\nfrom multiprocessing.connection import Client\ndef pull(addr):\n    with Client(addr) as c:\n        return json.loads(c.recv_bytes())\n",
+    "import zlib\ndef checksum(data):\n    return zlib.crc32(data) & 0xffffffff\n",
+    "import certifi\nfrom pymongo import MongoClient\nclient = MongoClient('mongodb://db', tls=True, tlsCAFile=certifi.where())\n",
+    "import html\nimport streamlit as st\nname = st.query_params.get('name', '')\nst.markdown(f'<b>{html.escape(name)}</b>', unsafe_allow_html=True)\n",
+    "import fsspec\nfrom flask import request, abort\ndef imp():\n    src = request.args['src']\n    if not src.startswith('s3://our-bucket/'):\n        abort(400)\n    with fsspec.open(src) as fh:\n        return fh.read()\n",
+    "import pycurl\nfrom urllib.parse import urlsplit\nHOSTS = {'a.example.com'}\ndef get(url):\n    if urlsplit(url).hostname not in HOSTS:\n        raise ValueError(url)\n    c = pycurl.Curl()\n    c.setopt(c.URL, url)\n    c.perform()\n",
+    "from django.utils.html import escape\nfrom django.utils.safestring import mark_safe\ndef badge(label):\n    return mark_safe('<span>' + escape(label) + '</span>')\n",
 ]
 
 

@@ -203,7 +203,8 @@ _REQUEST_READS = {"text", "json", "post", "read", "body", "form", "get_data", "c
 _SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename",
                "clean", "abs", "len", "normpath_checked", "uuid4", "hex", "literal_eval",
                "quote_plus", "sha256", "safe_join", "isdigit", "isalnum", "format_html", "xhtml_escape",
-               "conditional_escape", "escape_html", "quoteattr", "urlencode"}
+               "conditional_escape", "escape_html", "quoteattr", "urlencode", "UUID", "ip_address", "ip_network",
+               "compile_restricted", "compile_restricted_exec", "compile_restricted_eval"}
 _REQ_FUNCS = {"get", "post", "put", "delete", "head", "patch", "request", "urlopen", "Request",
               "urlretrieve", "open_url", "stream", "fetch", "request_encode_url", "request_encode_body"}
 _REQ_MODS = {"requests", "httpx", "urllib", "request", "urllib3", "session", "client", "http"}
@@ -255,6 +256,23 @@ def _const_str_of(node: ast.AST) -> str:
 def _html_consts(node: ast.AST) -> bool:
     consts = " ".join(c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str))
     return "<" in consts and ">" in consts
+
+
+def _raw_value(node: ast.AST) -> bool:
+    """The expression has a non-literal part that no sanitiser call (escape, clean, ...) wraps."""
+    if isinstance(node, ast.Constant):
+        return False
+    if isinstance(node, ast.Call):
+        if _name(node.func).split(".")[-1] in _SANITIZERS | {"format_html", "render_to_string", "render"}:
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
+            return _raw_value(node.func.value) or any(_raw_value(a) for a in node.args) or \
+                any(_raw_value(k.value) for k in node.keywords)
+        return True
+    if isinstance(node, (ast.JoinedStr, ast.BinOp, ast.FormattedValue, ast.IfExp, ast.BoolOp)):
+        return any(_raw_value(c) for c in ast.iter_child_nodes(node)
+                   if not isinstance(c, (ast.operator, ast.boolop, ast.expr_context)))
+    return True
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -332,6 +350,8 @@ class _Taint(ImportAliases):
         self.html: set[str] = set()  # names assigned from HTML built with tainted parts
         self.classes: list[ast.ClassDef] = []
         self.safe_parsers: set[str] = set()  # names bound to an XML parser with entities off
+        self.safe_default_parser = False  # lxml's default parser was replaced by one with entities off
+        self.vetted_lines: set[int] = set()  # exec/eval/mark_safe lines whose argument is literal or sanitised
         self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
@@ -549,14 +569,33 @@ class _Taint(ImportAliases):
                 self.visit(st)
         else:
             self.generic_visit(node)
-        last = node.body[-1] if node.body else None
-        aborts = isinstance(last, (ast.Raise, ast.Return, ast.Continue)) or (
-            isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and
-            _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
-        if aborts:
+        if self._aborts(node.body[-1] if node.body else None):
             for n in self._with_origins(_validated(node.test)):
                 self.tainted.discard(n)
                 self.weak.discard(n)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        # try: p.relative_to(root) / validate(x) ... except ...: raise/return/abort  validates p
+        # for the code after the try, as an if-guard does
+        self.generic_visit(node)
+        checks = [st.value for st in node.body if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)]
+        if checks and node.handlers and all(self._aborts(h.body[-1] if h.body else None) for h in node.handlers):
+            for call in checks:
+                last = _name(call.func).split(".")[-1]
+                if last in ("relative_to", "validate", "validate_email", "validate_ipv46_address", "full_clean") or \
+                        last.lower().startswith(_VALIDATOR_PREFIXES):
+                    recv = call.func.value if isinstance(call.func, ast.Attribute) and last == "relative_to" else call
+                    for n in self._with_origins(_names(recv)):
+                        self.tainted.discard(n)
+                        self.weak.discard(n)
+
+    visit_TryStar = visit_Try
+
+    @staticmethod
+    def _aborts(last: ast.AST | None) -> bool:
+        return isinstance(last, (ast.Raise, ast.Return, ast.Continue)) or (
+            isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and
+            _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
 
     def _with_origins(self, names: set[str]) -> set[str]:
         """Checked names and the names they were computed from (``host = urlparse(url).hostname``
@@ -657,7 +696,9 @@ class _Taint(ImportAliases):
         if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
                 last == "parse" and "feedparser" in rfull and first is not None and self.host_dynamic(first, weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
-        if last in ("eval", "exec") and mod in ("", "builtins") and any_weak:
+        if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and not _raw_value(first):
+            self.vetted_lines.add(node.lineno)
+        if last in ("eval", "exec") and mod in ("", "builtins") and self.tainted_expr(first, True):  # the code, not its globals
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
         if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
                     "RawSQL", "extra") and first is not None:
@@ -684,8 +725,13 @@ class _Taint(ImportAliases):
                 self._html_arg(c) or (loose and self._built_taint(c)) for c in cands)
             marked_safe = last in ("render_template_string", "Markup", "mark_safe", "SafeString") and \
                 first is not None and self.tainted_expr(first)
+            if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
+                self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        if isinstance(kw.get("unsafe_allow_html"), ast.Constant) and kw["unsafe_allow_html"].value is True and \
+                self._built_taint(first, weak=True):
+            self._hit(node, 79, "taint:template", "user input is rendered as raw HTML (unsafe_allow_html=True)")
         # ---- code injection through imports, templates and interpreters
         if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:import", "a module named by user input is imported")
@@ -699,6 +745,13 @@ class _Taint(ImportAliases):
         if last in ("HTTPConnection", "HTTPSConnection", "create_connection") and first is not None and \
                 self.tainted_expr(first):
             self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
+        # URL openers that fetch any scheme (fsspec, smart_open: on request data only, libraries pass
+        # their callers' paths through them) and libcurl's URL option
+        if (last in ("open", "open_files", "cat") and mod in ("fsspec", "smart_open") and first is not None
+                and self.host_dynamic(first, weak=False)) or (
+                last == "setopt" and len(args) > 1 and _name(args[0]).split(".")[-1] == "URL" and
+                self.host_dynamic(args[1], weak=True)):
+            self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
         if last.startswith("read_") and mod in ("pd", "pandas") and first is not None and self.tainted_expr(first) and \
                 _url_named(first):
             self._hit(node, 918, "taint:ssrf", "pandas fetches a user-supplied URL")
@@ -717,8 +770,12 @@ class _Taint(ImportAliases):
             if url is not None and self.host_dynamic(url, weak=not strong_only):
                 self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
         xfull = self.resolved(full)
+        if last == "set_default_parser" and first is not None and isinstance(first, ast.Call):
+            r = {k.arg: k.value for k in first.keywords}.get("resolve_entities")
+            self.safe_default_parser = isinstance(r, ast.Constant) and r.value is False
         parser = args[1] if len(args) > 1 else kw.get("parser")
-        safe_parser = isinstance(parser, ast.Name) and parser.id in self.safe_parsers
+        safe_parser = (isinstance(parser, ast.Name) and parser.id in self.safe_parsers) or (
+            parser is None and self.safe_default_parser and "lxml" in xfull)
         if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
                 any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
                 not any(m in xfull.lower() for m in ("defused", "safe", "xmltodict")) and not safe_parser:
@@ -749,12 +806,16 @@ def _taint_hits(tree: ast.AST) -> list[tuple]:
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
     dyn = [(ln, 0, "taint:dynamic-string", "", "taint") for ln in sorted(t.dynamic_lines)]
+    dyn += [(ln, -1, "taint:vetted", "", "taint") for ln in sorted(t.vetted_lines)]
     return [h + ("taint",) for h in t.findings] + dyn
 
 
-def _taint_and_dynamic(code: str, pieces: list | None = None) -> tuple[list[Finding], set[int]]:
+def _taint_and_dynamic(code: str, pieces: list | None = None) -> tuple[list[Finding], set[int], set[int]]:
+    """Taint findings, lines that build a string from a caller's value (they confirm bandit's
+    SQL-building rule) and exec/eval/mark_safe lines whose argument is literal or sanitised."""
     out = _run_visitors(code, _taint_hits, pieces)
-    return [f for f in out if f.cwe], {f.line for f in out if not f.cwe}
+    return ([f for f in out if f.cwe > 0], {f.line for f in out if f.cwe == 0},
+            {f.line for f in out if f.cwe == -1})
 
 
 def taint_findings(code: str) -> list[Finding]:
@@ -780,6 +841,9 @@ def rule_findings(code: str, pieces: list | None = None) -> list[Finding]:
 # SQL-building rule (B608) is kept where the string is built from a caller's value, and its
 # hard-coded-password rules where the literal can be a credential (not "<pad>", "", a path, ...)
 _CONFIRM = {"B602": 78, "B605": 78, "B604": 78, "B601": 78, "B310": 918}
+# bandit rules that fire on any exec/eval/mark_safe: dropped where that call's argument is a literal
+# or passes through a sanitiser (compile_restricted, escape, bleach/nh3 clean, ...)
+_VETTABLE = {"bandit:B102", "bandit:B307", "bandit:B703", "bandit:B308"}
 
 
 def _secret_literal_in(message: str) -> bool:
@@ -795,11 +859,12 @@ def label_findings(code: str) -> list[Finding]:
     """
     seen = {}
     pieces = _pieces(code)  # repair once, for all three analysers
-    taint, dynamic = _taint_and_dynamic(code, pieces)
+    taint, dynamic, vetted = _taint_and_dynamic(code, pieces)
     confirmed = {(f.line, f.cwe) for f in taint}
     bandit = [f for f in bandit_findings(code, pieces)
               if (f.rule[7:] not in _CONFIRM or (f.line, _CONFIRM[f.rule[7:]]) in confirmed)
               and (f.rule != "bandit:B608" or f.line in dynamic)
+              and (f.rule not in _VETTABLE or f.line not in vetted)
               and (f.rule not in ("bandit:B105", "bandit:B106", "bandit:B107") or _secret_literal_in(f.message))]
     for f in taint + rule_findings(code, pieces) + bandit:
         seen.setdefault((f.line, f.cwe), f)

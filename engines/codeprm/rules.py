@@ -98,6 +98,30 @@ def _is_secret_name(name: str) -> bool:
     return pairs or bool(set(w) & _SECRET_WORDS)
 
 
+# keyword arguments that switch TLS certificate or host-name checks off when True
+# (pymongo tlsInsecure / tlsAllowInvalidCertificates, insecure_skip_verify, ignore_ssl_errors...)
+_TLS_OFF_WHEN_TRUE = re.compile(r"(?i)^(tls|ssl)?_?(insecure|allow_?invalid_?(cert|host)|skip_?(tls_?|ssl_?)?verif|"
+                                r"no_?verify|disable_?(tls|ssl|cert)_?verif|ignore_?(ssl|tls|cert))")
+# words of a name that say it holds an authenticator (a CRC bound to one is a forged MAC)
+_SIGNATURE_WORDS = {"sig", "signature", "mac", "hmac", "authenticator"}
+
+
+def _string_built(node: ast.AST | None) -> bool:
+    """An f-string with fields, % / + formatting or a .format() call."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+
+
+def _crc_call(node: ast.AST) -> ast.Call | None:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and _last(sub.func) in ("crc32", "adler32"):
+            return sub
+    return None
+
+
 def _last(fn: ast.AST) -> str:
     return fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
 
@@ -139,6 +163,7 @@ class ApiRules(ImportAliases):
         self.functions: list[str] = []
         self.argv_names: dict[str, ast.AST] = {}  # names bound to a shell argv list
         self.weak_rngs: set[str] = set()  # names bound to a non-cryptographic generator instance
+        self.unauth_connections = False  # a multiprocessing.connection Listener/Client without authkey was made
 
     def hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
         self.findings.append((node.lineno, cwe, f"rule:{rule}", msg))
@@ -183,6 +208,8 @@ class ApiRules(ImportAliases):
                     value.attr in OLD_TLS and attr == "minimum_version":
                 self.hit(node, 327, "old-tls", f"{value.attr} is an obsolete TLS version")
         if value is not None:
+            if any(set(_words(n)) & _SIGNATURE_WORDS for n in names) and _crc_call(value) is not None:
+                self.hit(node, 328, "crc-signature", "a CRC is not a keyed hash: anyone can forge this signature")
             self._weak_random(value, names, node)
             if isinstance(value, ast.Call) and dotted_name(value.func) in _WEAK_RNG_CLASSES:
                 self.weak_rngs.update(t.id for t in targets if isinstance(t, ast.Name))
@@ -240,7 +267,7 @@ class ApiRules(ImportAliases):
             clock = full in ("time.time", "time.time_ns")
             weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1") or on_weak_rng or
                     (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS) or
-                    (full.startswith(("random.Random", "Random(")) and "SystemRandom" not in full))
+                    full.startswith(("random.Random", "Random("))) and "SystemRandom" not in full
             # a clock reading is a secret only when it is bound to a secret's name
             if (weak and self._secret_context(names)) or (clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
                 self.hit(node, 338, "weak-random", f"{full}() is predictable; secrets need the secrets module")
@@ -274,6 +301,17 @@ class ApiRules(ImportAliases):
             self.hit(node, 78, "shell-argv", "a shell (sh -c) runs a command string built at run time")
         if last == "create_subprocess_shell" and args and _const_str(args[0]) is None:
             self.hit(node, 78, "subprocess-shell", "asyncio runs a non-literal command through the shell")
+        if last in ("run_process", "open_process") and "anyio" in parts and args and _string_built(args[0]):
+            self.hit(node, 78, "subprocess-shell", "anyio runs a command string through the shell")
+        # ---- 328: a CRC keyed with a secret is no MAC
+        if last in ("crc32", "adler32") and parts & {"zlib", "binascii"} and any(
+                _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
+            self.hit(node, 328, "crc-signature", "a CRC over a secret is not a keyed hash: anyone can forge it")
+        # ---- 502: multiprocessing connections unpickle what they receive
+        if rfull in ("multiprocessing.connection.Listener", "multiprocessing.connection.Client") and "authkey" not in kw:
+            self.unauth_connections = True
+        if last == "recv" and not args and not kw and self.unauth_connections:
+            self.hit(node, 502, "unpickle-connection", "Connection.recv() unpickles data from an unauthenticated peer")
         # ---- 328: weak hashes reached through generic constructors
         if last == "pbkdf2_hmac" and args:
             h = (_const_str(args[0]) or "").lower()
@@ -323,10 +361,13 @@ class ApiRules(ImportAliases):
             if isinstance(a, ast.Attribute) and a.attr in OLD_TLS and ("ssl" in dotted_name(a) or "SSL" in dotted_name(a)):
                 self.hit(node, 327, "old-tls", f"{a.attr} is an obsolete TLS/SSL version")
         for k, v in kw.items():
-            if k in ("verify", "verify_ssl", "ssl", "check_hostname", "validate_certs") and \
-                    isinstance(v, ast.Constant) and v.value is False:
+            if k in ("verify", "verify_ssl", "ssl", "check_hostname", "validate_certs", "verify_certs", "ssl_verify",
+                     "tls_verify") and isinstance(v, ast.Constant) and v.value is False:
                 self.hit(node, 295, "tls-no-verify", f"{k}=False turns TLS certificate checks off")
-            if k in ("cert_reqs", "verify_mode") and ((_const_str(v) or "").upper() == "CERT_NONE" or _last(v) == "CERT_NONE"):
+            if _TLS_OFF_WHEN_TRUE.search(k) and isinstance(v, ast.Constant) and v.value is True:
+                self.hit(node, 295, "tls-no-verify", f"{k}=True turns TLS certificate checks off")
+            if k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (
+                    (_const_str(v) or "").upper() in ("CERT_NONE", "NONE") or _last(v) == "CERT_NONE"):
                 self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
         if last in ("_create_unverified_context", "_create_stdlib_context"):
             self.hit(node, 295, "tls-no-verify", "an unverified TLS context skips certificate checks")
