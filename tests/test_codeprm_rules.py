@@ -2,8 +2,8 @@
 
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
-were seen; the second batch after f/g's one evaluation, the third after j/k's and the fourth after l/m's (some rows are
-failures of those variants in other words).
+were seen; the second batch after f/g's one evaluation, the third after j/k's, the fourth after
+l/m's and the fifth after n/o's and p/q's (some rows are failures of those variants in other words).
 """
 from __future__ import annotations
 
@@ -116,6 +116,25 @@ VULNERABLE = [
     (918, "import fsspec\nfrom flask import request\ndef imp():\n    with fsspec.open(request.args['src']) as fh:\n        return fh.read()\n"),
     (918, "import pycurl\ndef get(url):\n    c = pycurl.Curl()\n    c.setopt(c.URL, url)\n    c.perform()\n"),
     (79, "from django.utils.safestring import mark_safe\ndef badge(label):\n    return mark_safe('<span>' + label + '</span>')\n"),
+    # fifth batch (after n/o's and p/q's one evaluation; the same gaps in other words)
+    (78, "def grep(container, pattern):\n    return container.exec_run(['sh', '-c', f'grep -c {pattern} /var/log/app.log'])\n"),
+    (94, "from chameleon import PageTemplate\nfrom flask import request\ndef preview():\n    return PageTemplate(request.form['tpl'])(name='x')\n"),
+    (502, "from celery import Celery\napp = Celery('w')\napp.conf.update(task_serializer='pickle', accept_content=['pickle', 'json'])\n"),
+    (502, "CELERY_ACCEPT_CONTENT = ['json', 'pickle']\n"),
+    (798, "from azure.storage.blob import BlobServiceClient\nsvc = BlobServiceClient.from_connection_string('DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net')\n"),
+    (22, "import json, shutil\nfrom pathlib import Path\nOUT = Path('/srv/pub')\nasync def publish(message):\n    data = json.loads(message.body)\n    shutil.copyfile('/srv/stage/a.html', OUT / data['target'])\n"),
+    (79, "from fasthtml.common import Div, NotStr, fast_app\napp, rt = fast_app()\n@rt('/hello')\ndef hello(name: str):\n    return Div(NotStr(f'<b>{name}</b>'))\n"),
+    (79, "from dash import dcc\ndef feed(notes):\n    return [dcc.Markdown(n, dangerously_allow_html=True) for n in notes]\n"),
+    (611, "from zeep import Client, Settings\nclient = Client('https://ws.example/svc?wsdl', settings=Settings(forbid_entities=False, forbid_external=False))\n"),
+    (918, "from flask import request\nfrom langchain_community.document_loaders import WebBaseLoader\ndef ask():\n    return WebBaseLoader(request.get_json()['url']).load()\n"),
+    (918, "async def preview(page, job):\n    await page.goto(job['page_url'])\n    return await page.pdf()\n"),
+    (918, "import smtplib\nfrom flask import request\ndef test_mail():\n    with smtplib.SMTP(request.form['smtp_host'], 587) as s:\n        return s.noop()\n"),
+    (327, "import ssl\nfrom ldap3 import Server, Tls\nserver = Server('ldaps://dc.corp', use_ssl=True, tls=Tls(validate=ssl.CERT_NONE))\n"),
+    (918, "from flask import request\nfrom langchain_community.document_loaders import WebBaseLoader\ndef ask():\n    link = request.get_json()['url']\n    return WebBaseLoader(link).load()\n"),
+    (78, "import pexpect\ndef dump(job):\n    return pexpect.spawn(f\"/bin/bash -c 'pg_dump {job['db']} | gzip > /tmp/x.gz'\")\n"),
+    (328, "from passlib import hash as ph\ndef store(pw):\n    return ph.ldap_salted_sha1.hash(pw)\n"),
+    (22, "from PIL import Image\nfrom flask import request\ndef thumb():\n    with Image.open('/srv/media/' + request.args['src']) as img:\n        return img.size\n"),
+    (611, "import xml.etree.ElementTree as ET\nasync def imp(request):\n    p = ET.XMLPullParser(events=('end',))\n    async for chunk in request.stream():\n        p.feed(chunk)\n"),
 ]
 
 FIXED = [
@@ -184,6 +203,21 @@ FIXED = [
     "import fsspec\nfrom flask import request, abort\ndef imp():\n    src = request.args['src']\n    if not src.startswith('s3://our-bucket/'):\n        abort(400)\n    with fsspec.open(src) as fh:\n        return fh.read()\n",
     "import pycurl\nfrom urllib.parse import urlsplit\nHOSTS = {'a.example.com'}\ndef get(url):\n    if urlsplit(url).hostname not in HOSTS:\n        raise ValueError(url)\n    c = pycurl.Curl()\n    c.setopt(c.URL, url)\n    c.perform()\n",
     "from django.utils.html import escape\nfrom django.utils.safestring import mark_safe\ndef badge(label):\n    return mark_safe('<span>' + escape(label) + '</span>')\n",
+    # fifth batch
+    "import shlex\ndef grep(container, pattern):\n    return container.exec_run(['grep', '-c', '--', pattern, '/var/log/app.log'])\n",
+    "from chameleon import PageTemplate\nfrom flask import request\nTPL = PageTemplate('<p>${name}</p>')\ndef preview():\n    return TPL(name=request.form['name'])\n",
+    "from celery import Celery\napp = Celery('w')\napp.conf.update(task_serializer='json', accept_content=['json'])\n",
+    "import os\nfrom azure.storage.blob import BlobServiceClient\nsvc = BlobServiceClient.from_connection_string(os.environ['AZURE_STORAGE_CONNECTION_STRING'])\n",
+    "import json, shutil\nfrom pathlib import Path\nOUT = Path('/srv/pub')\nasync def publish(message):\n    data = json.loads(message.body)\n    shutil.copyfile('/srv/stage/a.html', OUT / f\"{int(data['page'])}.html\")\n",
+    "from fasthtml.common import B, Div, fast_app\napp, rt = fast_app()\n@rt('/hello')\ndef hello(name: str):\n    return Div(B(name))\n",
+    "from dash import dcc\ndef feed(notes):\n    return [dcc.Markdown(n) for n in notes]\n",
+    "from zeep import Client, Settings\nclient = Client('https://ws.example/svc?wsdl', settings=Settings(strict=False))\n",
+    "import aiosqlite\nALLOWED = ('title', 'status')\nasync def edit(db, changes_in: dict, card_id: int):\n    changes = {c: v for c, v in changes_in.items() if c in ALLOWED}\n    sets = ', '.join(f'{c} = ?' for c in changes)\n    await db.execute(f'UPDATE cards SET {sets} WHERE id = ?', (*changes.values(), card_id))\n",
+    "from lxml import etree\nfrom flask import request\ndef imp():\n    return [n.tag for _e, n in etree.iterparse(request.files['f'], resolve_entities=False, no_network=True)]\n",
+    "import ssl\nfrom ldap3 import Server, Tls\nserver = Server('ldaps://dc.corp', use_ssl=True, tls=Tls(validate=ssl.CERT_REQUIRED))\n",
+    "from mako.template import Template\nfrom flask import request\ndef search():\n    return Template('<b>${q}</b>', default_filters=['h']).render(q=request.args['q'])\n",
+    "import requests\nfrom urllib.parse import urlsplit\ndef allowed(url):\n    return urlsplit(url).hostname in {'a.example.com'}\ndef fetch(request):\n    url = request.args['url']\n    if not allowed(url):\n        raise ValueError(url)\n    return requests.get(url, timeout=5).text\n",
+    "from passlib import hash as ph\ndef store(pw):\n    return ph.argon2.hash(pw)\n",
 ]
 
 

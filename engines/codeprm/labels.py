@@ -212,15 +212,19 @@ _REMOTE_SHELLS = {"c", "conn", "connection", "ctx", "cxn", "host", "remote", "ss
 _HTTP_METHODS = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}
 # parameters whose name says they carry what a client, a message or an upload sent
 _UNTRUSTED_PARAM = re.compile(r"(?i)(^|_)(request|req|event|payload|body|upload|uploaded|untrusted|user|form|"
-                              r"query|webhook|callback|incoming|submitted|remote)(_|$|s$)")
+                              r"query|webhook|callback|incoming|submitted|remote|message|msg|job)(_|$|s$)")
 _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "APIView", "Consumer")
 _HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
 # sinks where any caller-controlled value is already a finding (bandit flags most of them on
 # sight): shell strings, eval/exec, SQL built by formatting, stdlib XML parsing, HTTP clients;
 # file paths and HTML need data that really comes from outside (a request, an upload, input()).
 _HTML_SINKS = {"render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response", "HttpResponse",
-               "Response", "write", "finish", "SafeString"}
+               "Response", "write", "finish", "SafeString", "NotStr"}
+_MARKED_SAFE = ("render_template_string", "Markup", "mark_safe", "SafeString", "NotStr")
 _PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper"}
+# calls whose name says they fetch what a URL points to (loaders, crawlers, headless browsers)
+_FETCHER = re.compile(r"(Loader|Reader|Crawler|Scraper)$|^(goto|navigate|crawl|scrape|download|fetch_url|load_url|"
+                      r"urlretrieve|open_url|read_url|from_url)$")
 _OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedirs", "mkdir", "chmod", "chown",
                   "rename", "replace", "scandir"}
 _SHUTIL_PATH_CALLS = {"rmtree", "copy", "copy2", "copyfile", "copytree", "move", "unpack_archive"}
@@ -247,6 +251,10 @@ def _url_named(node: ast.AST) -> bool:
     words = [_name(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
     words += [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return any(re.search(r"(?i)(url|uri|link|href|endpoint|webhook|callback|feed|src)", w) for w in words)
+
+
+def _const_str_or_none(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _const_str_of(node: ast.AST) -> str:
@@ -283,6 +291,8 @@ def _names(node: ast.AST) -> set[str]:
 _VALIDATOR_CALLS = {"startswith", "endswith", "is_relative_to", "match", "fullmatch", "isalnum", "isdigit",
                     "isidentifier", "isascii", "isdecimal", "isnumeric", "commonpath", "url_has_allowed_host_and_scheme",
                     "is_safe_url", "issubset"}
+_NOT_VALIDATORS = {"len", "bool", "any", "all", "isinstance", "hasattr", "callable", "getattr", "str", "int", "float",
+                   "exists", "isfile", "isdir", "print", "type", "id", "repr", "list", "dict", "set", "tuple"}
 _VALIDATOR_PREFIXES = ("is_valid", "valid", "is_allowed", "allowed", "check", "is_safe", "verify", "ensure")
 
 
@@ -299,6 +309,9 @@ def _validated(test: ast.AST) -> set[str]:
     if isinstance(test, ast.Call):
         last = _name(test.func).split(".")[-1]
         if last in _VALIDATOR_CALLS or last.lower().startswith(_VALIDATOR_PREFIXES):
+            return _names(test)
+        # a predicate of the code's own (`if not on_platform(url): raise`), not a builtin truth test
+        if isinstance(test.func, ast.Name) and test.func.id not in _NOT_VALIDATORS:
             return _names(test)
     return set()
 
@@ -351,6 +364,9 @@ class _Taint(ImportAliases):
         self.classes: list[ast.ClassDef] = []
         self.safe_parsers: set[str] = set()  # names bound to an XML parser with entities off
         self.safe_default_parser = False  # lxml's default parser was replaced by one with entities off
+        self.clean_keys: set[str] = set()  # dicts built by a comprehension that allow-lists its keys
+        self.url_names: set[str] = set()  # names bound to a value read from a URL-named field
+        self.xml_feeds: set[str] = set()  # names bound to an incremental XML parser that resolves entities
         self.vetted_lines: set[int] = set()  # exec/eval/mark_safe lines whose argument is literal or sanitised
         self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
@@ -400,10 +416,19 @@ class _Taint(ImportAliases):
         if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
             # ",".join("?" for _ in ids) carries no data: only the elements count, and a loop
             # variable only when its iterable is tainted
-            bound = {n for g in node.generators if self.tainted_expr(g.iter, weak) for n in self._targets(g.target)}
+            bound = {n for g in node.generators if self.tainted_expr(g.iter, weak) and not self._keys_of_clean(g.iter)
+                     for n in self._targets(g.target)}
+            # `... for col in cols if col in ALLOWED`: the allow-list check clears col
+            bound -= {n for g in node.generators for c in g.ifs for n in _allow_checked(c)}
             elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
             return any(self.tainted_expr(e, weak) or (_names(e) & bound) for e in elts)
         return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
+
+    def _keys_of_clean(self, it: ast.AST) -> bool:
+        """Iterating ``it`` yields the keys of a dict whose keys passed an allow-list filter."""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys":
+            it = it.func.value
+        return isinstance(it, ast.Name) and it.id in self.clean_keys
 
     def host_dynamic(self, url: ast.AST, weak: bool) -> bool:
         """The URL's scheme/host part is tainted (SSRF), not only its path or query: the first piece
@@ -456,7 +481,12 @@ class _Taint(ImportAliases):
                                       (isinstance(value, ast.Name) and value.id in self.html))
         src = _names(value) if value is not None else set()
         web = value is not None and self._from_web(value)
+        clean_keys = isinstance(value, ast.DictComp) and bool(
+            _names(value.key) & {n for g in value.generators for c in g.ifs for n in _allow_checked(c)})
+        url = value is not None and _url_named(value)
         for n in names:
+            (self.clean_keys.add if clean_keys else self.clean_keys.discard)(n)
+            (self.url_names.add if url else self.url_names.discard)(n)
             self.origin[n] = src
             (self.web.add if web else self.web.discard)(n)
             (self.tainted.add if taint else self.tainted.discard)(n)
@@ -486,6 +516,11 @@ class _Taint(ImportAliases):
         self.generic_visit(node)
         self._assign(node.targets, node.value)
         v = node.value
+        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLPullParser", "XMLParser") and \
+                not any(m in self.resolved(_name(v.func)).lower() for m in ("defused", "safe")):
+            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            if not (isinstance(r, ast.Constant) and r.value is False):
+                self.xml_feeds.update(n for t in node.targets for n in self._targets(t))
         if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLParser", "makeparser"):
             r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
             if isinstance(r, ast.Constant) and r.value is False:
@@ -506,13 +541,18 @@ class _Taint(ImportAliases):
         self.built.update(names)
 
     def visit_For(self, node: ast.For) -> None:
-        self._spread(self._targets(node.target), node.iter)
+        if not self._keys_of_clean(node.iter):
+            self._spread(self._targets(node.target), node.iter)
         self.generic_visit(node)
 
     visit_AsyncFor = visit_For
 
     def visit_comprehension(self, node: ast.comprehension) -> None:
-        self._spread(self._targets(node.target), node.iter)
+        if not self._keys_of_clean(node.iter):
+            self._spread(self._targets(node.target), node.iter)
+        for n in {n for c in node.ifs for n in _allow_checked(c)}:
+            self.tainted.discard(n)
+            self.weak.discard(n)
         self.generic_visit(node)
 
     def visit_With(self, node: ast.With) -> None:
@@ -532,7 +572,9 @@ class _Taint(ImportAliases):
         saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web))
         routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
-                                                                                       "delete", "websocket")
+                                                                                       "delete", "websocket") or
+                     # @rt("/path"), @app.api_route("/x/{id}"), ...: a URL pattern names a web route
+                     (isinstance(d, ast.Call) and d.args and (_const_str_or_none(d.args[0]) or "").startswith("/"))
                      for d in node.decorator_list)
         handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
             _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
@@ -640,7 +682,8 @@ class _Taint(ImportAliases):
 
     def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
         """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
-        if last == "open" and mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio"):
+        if last == "open" and (mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio", "PIL") or
+                               _name(node.func) == "Image.open"):
             return bool(args) and self.tainted_expr(args[0])
         if last in _PATH_CALLS:
             return any(self.tainted_expr(a) for a in args[:2])
@@ -687,7 +730,8 @@ class _Taint(ImportAliases):
         if last == "text" and ("sqlalchemy" in rfull or mod in ("sa", "")) and first is not None and \
                 not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
             self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
-        if last == "Template" and any(m in rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
+        if last in ("Template", "PageTemplate", "PageTextTemplate", "MarkupTemplate", "NewTextTemplate") and any(
+                m in rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
                 first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
         if last == "format_html" and first is not None and self._built_taint(first, weak=True):
@@ -697,6 +741,10 @@ class _Taint(ImportAliases):
                 last == "parse" and "feedparser" in rfull and first is not None and self.host_dynamic(first, weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
         if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and not _raw_value(first):
+            self.vetted_lines.add(node.lineno)
+        filters = kw.get("default_filters")
+        if last == "Template" and isinstance(filters, (ast.List, ast.Tuple)) and any(
+                (_const_str_or_none(e) or "") in ("h", "x") for e in filters.elts):  # mako escaping every ${}
             self.vetted_lines.add(node.lineno)
         if last in ("eval", "exec") and mod in ("", "builtins") and self.tainted_expr(first, True):  # the code, not its globals
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
@@ -723,15 +771,17 @@ class _Taint(ImportAliases):
             loose = (html_default and ctype is None) or "html" in (ctype or "")
             into_body = on_self and (ctype is None or "html" in ctype) and any(
                 self._html_arg(c) or (loose and self._built_taint(c)) for c in cands)
-            marked_safe = last in ("render_template_string", "Markup", "mark_safe", "SafeString") and \
-                first is not None and self.tainted_expr(first)
+            marked_safe = last in _MARKED_SAFE and first is not None and (
+                self.tainted_expr(first) or (last == "NotStr" and self._built_taint(first, weak=True)))
             if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
-        if isinstance(kw.get("unsafe_allow_html"), ast.Constant) and kw["unsafe_allow_html"].value is True and \
-                self._built_taint(first, weak=True):
-            self._hit(node, 79, "taint:template", "user input is rendered as raw HTML (unsafe_allow_html=True)")
+        raw_html = next((k for k in ("unsafe_allow_html", "dangerously_allow_html", "allow_unsafe_html")
+                         if isinstance(kw.get(k), ast.Constant) and kw[k].value is True), None)
+        if raw_html and first is not None and _raw_value(first) and not (
+                isinstance(first, ast.Name) and first.id not in self.weak | self.tainted and first.id.isupper()):
+            self._hit(node, 79, "taint:template", f"a non-literal, unescaped value is rendered as raw HTML ({raw_html}=True)")
         # ---- code injection through imports, templates and interpreters
         if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:import", "a module named by user input is imported")
@@ -742,9 +792,14 @@ class _Taint(ImportAliases):
         if last in ("run_path", "run_module", "load_source", "spec_from_file_location") and \
                 any(self._from_web(a) for a in args[:2]):
             self._hit(node, 94, "taint:run-file", "a Python file that a client sent or chose is executed")
-        if last in ("HTTPConnection", "HTTPSConnection", "create_connection") and first is not None and \
-                self.tainted_expr(first):
+        if last in ("HTTPConnection", "HTTPSConnection", "create_connection", "SMTP", "SMTP_SSL", "FTP", "FTP_TLS",
+                    "Telnet") and first is not None and self.tainted_expr(first):
             self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
+        # document loaders, crawlers and headless browsers handed a URL from a request or a job
+        if _FETCHER.search(last) and first is not None and (_url_named(first) or (
+                isinstance(first, ast.Name) and first.id in self.url_names)) and self.host_dynamic(first, weak=False) and \
+                last not in _REQ_FUNCS and not _name(fn).startswith(("self.", "os.", "json.", "yaml.", "pickle.")):
+            self._hit(node, 918, "taint:ssrf", "a URL from the request is fetched")
         # URL openers that fetch any scheme (fsspec, smart_open: on request data only, libraries pass
         # their callers' paths through them) and libcurl's URL option
         if (last in ("open", "open_files", "cat") and mod in ("fsspec", "smart_open") and first is not None
@@ -770,12 +825,16 @@ class _Taint(ImportAliases):
             if url is not None and self.host_dynamic(url, weak=not strong_only):
                 self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
         xfull = self.resolved(full)
+        if last == "feed" and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
+                fn.value.id in self.xml_feeds and first is not None and self.tainted_expr(first):
+            self._hit(node, 611, "taint:xxe", "request data is fed to an XML parser that expands entities")
         if last == "set_default_parser" and first is not None and isinstance(first, ast.Call):
             r = {k.arg: k.value for k in first.keywords}.get("resolve_entities")
             self.safe_default_parser = isinstance(r, ast.Constant) and r.value is False
         parser = args[1] if len(args) > 1 else kw.get("parser")
+        own_opts = isinstance(kw.get("resolve_entities"), ast.Constant) and kw["resolve_entities"].value is False
         safe_parser = (isinstance(parser, ast.Name) and parser.id in self.safe_parsers) or (
-            parser is None and self.safe_default_parser and "lxml" in xfull)
+            parser is None and self.safe_default_parser and "lxml" in xfull) or (own_opts and last != "XMLParser")
         if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
                 any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
                 not any(m in xfull.lower() for m in ("defused", "safe", "xmltodict")) and not safe_parser:
@@ -843,7 +902,7 @@ def rule_findings(code: str, pieces: list | None = None) -> list[Finding]:
 _CONFIRM = {"B602": 78, "B605": 78, "B604": 78, "B601": 78, "B310": 918}
 # bandit rules that fire on any exec/eval/mark_safe: dropped where that call's argument is a literal
 # or passes through a sanitiser (compile_restricted, escape, bleach/nh3 clean, ...)
-_VETTABLE = {"bandit:B102", "bandit:B307", "bandit:B703", "bandit:B308"}
+_VETTABLE = {"bandit:B102", "bandit:B307", "bandit:B703", "bandit:B308", "bandit:B702"}
 
 
 def _secret_literal_in(message: str) -> bool:

@@ -51,7 +51,8 @@ _NOT_SECRET = {"field", "name", "names", "env", "var", "url", "uri", "path", "fi
 # literal shapes of well-known secrets (cloud keys, API tokens, private keys) and of URLs with a password
 _SECRET_SHAPES = re.compile(r"(AKIA[0-9A-Z]{16}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|gh[pousr]_[0-9A-Za-z]{20,}|"
                             r"xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|"
-                            r"://[^/\s:@{}]*:[^/\s@{}]+@)")
+                            r"://[^/\s:@{}]*:[^/\s@{}]+@|"
+                            r"(?:^|;)\s*(?i:AccountKey|SharedAccessKey|Password|Pwd)=[^;{}\s<>*'\"()]{8,}\s*(?:;|$))")
 # words of a function/variable name that say the value is a secret (for generators and clocks)
 _SECRET_CONTEXT = {"token", "secret", "password", "passwd", "pwd", "otp", "nonce", "salt", "session", "csrf",
                    "reset", "verification", "verify", "auth", "pin", "apikey", "invite", "coupon", "voucher",
@@ -115,6 +116,31 @@ def _string_built(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
 
 
+# a command string that starts a shell on the rest: "bash -c '...'", "/bin/sh -c ..."
+_SHELL_C = re.compile(r"^\s*(\S*/)?(ba|z|k|da|c|tc)?sh\s+(-\w*\s+)*-\w*c\b")
+
+
+def _leading_literal(node: ast.AST) -> str:
+    """The literal text a built string starts with (f-string head, left operand, format template)."""
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        return str(node.values[0].value)
+    if isinstance(node, ast.BinOp):
+        return _leading_literal(node.left) if not isinstance(node.left, ast.Constant) else str(node.left.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return _const_str(node.func.value) or ""
+    return ""
+
+
+def _pickle_serializer(key: str, value: ast.AST | None) -> bool:
+    """A task-queue / cache setting that lets pickle through (celery ``task_serializer="pickle"``,
+    ``accept_content=["pickle", ...]``, kombu/django-redis ``serializer="pickle"``)."""
+    k = key.lower()
+    if not (k.endswith("serializer") or k.endswith("accept_content")) or value is None:
+        return False
+    vals = [value] + list(getattr(value, "elts", []))
+    return any((_const_str(x) or "").lower() in ("pickle", "application/x-python-serialize") for x in vals)
+
+
 def _crc_call(node: ast.AST) -> ast.Call | None:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and _last(sub.func) in ("crc32", "adler32"):
@@ -140,7 +166,9 @@ def _argv_of(last: str, args: list[ast.AST], kw: dict[str, ast.AST]) -> ast.AST 
         return args[2] if len(args) > 2 else None
     if last in ("spawnl", "spawnlp", "spawnle"):
         return ast.List(elts=args[2:], ctx=ast.Load())
-    return None
+    # any other launcher (container exec_run, remote runners, task helpers) handed an argv list
+    cand = args[0] if args else kw.get("cmd", kw.get("command"))
+    return cand if isinstance(cand, (ast.List, ast.Tuple)) else None
 
 
 def _target_names(t: ast.AST) -> list[str]:
@@ -198,6 +226,8 @@ class ApiRules(ImportAliases):
         for n in names:
             self._credential(n, value, node)
             attr = n.split(".")[-1]
+            if _pickle_serializer(attr, value):
+                self.hit(node, 502, "pickle-serializer", f"{attr} accepts pickle: any producer can run code in the worker")
             if attr in ("check_hostname", "verify", "verify_ssl") and isinstance(value, ast.Constant) and \
                     value.value is False and "." in n:
                 self.hit(node, 295, "tls-no-verify", f"{attr} = False turns TLS checks off")
@@ -240,6 +270,8 @@ class ApiRules(ImportAliases):
             key = _const_str(k)
             if key is None:
                 continue
+            if _pickle_serializer(key, v):
+                self.hit(v, 502, "pickle-serializer", f"{key} accepts pickle: any producer can run code in the worker")
             lit = _const_str(v)
             if key.lower() in ("authorization", "proxy-authorization") and lit:
                 parts = lit.split(None, 1)
@@ -303,6 +335,8 @@ class ApiRules(ImportAliases):
             self.hit(node, 78, "subprocess-shell", "asyncio runs a non-literal command through the shell")
         if last in ("run_process", "open_process") and "anyio" in parts and args and _string_built(args[0]):
             self.hit(node, 78, "subprocess-shell", "anyio runs a command string through the shell")
+        if args and _string_built(args[0]) and _SHELL_C.match(_leading_literal(args[0])):
+            self.hit(node, 78, "shell-string", "a command string built at run time is run by `sh -c`")
         # ---- 328: a CRC keyed with a secret is no MAC
         if last in ("crc32", "adler32") and parts & {"zlib", "binascii"} and any(
                 _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
@@ -334,8 +368,7 @@ class ApiRules(ImportAliases):
                                                                                       "passphrase", "pin"}
                                                         for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
             self.hit(node, 328, "fast-password-hash", f"{full} is a fast, unsalted hash: passwords need a slow KDF")
-        if parts & {"md5_crypt", "ldap_md5", "ldap_sha1", "hex_md5", "hex_sha1", "des_crypt", "bsdi_crypt",
-                    "ldap_plaintext", "plaintext"} and last in ("hash", "encrypt", "using"):
+        if parts & (WEAK_PASSLIB - {"plaintext"} | {"plaintext"}) and last in ("hash", "encrypt", "using", "verify"):
             self.hit(node, 328, "weak-password-hash", f"{full} is a broken password hash")
         if rfull == "jinja2.Template" or (last == "Environment" and "jinja2" in parts and not any(
                 k.arg == "autoescape" for k in node.keywords)):
@@ -366,8 +399,8 @@ class ApiRules(ImportAliases):
                 self.hit(node, 295, "tls-no-verify", f"{k}=False turns TLS certificate checks off")
             if _TLS_OFF_WHEN_TRUE.search(k) and isinstance(v, ast.Constant) and v.value is True:
                 self.hit(node, 295, "tls-no-verify", f"{k}=True turns TLS certificate checks off")
-            if k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (
-                    (_const_str(v) or "").upper() in ("CERT_NONE", "NONE") or _last(v) == "CERT_NONE"):
+            if _last(v) == "CERT_NONE" or (_const_str(v) or "").upper() == "CERT_NONE" or (
+                    k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (_const_str(v) or "").lower() == "none"):
                 self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
         if last in ("_create_unverified_context", "_create_stdlib_context"):
             self.hit(node, 295, "tls-no-verify", "an unverified TLS context skips certificate checks")
@@ -444,6 +477,12 @@ class ApiRules(ImportAliases):
                 last in ("XMLParser", "makeparser", "XMLPullParser", "iterparse") and
                 isinstance(kw.get("no_network"), ast.Constant) and kw["no_network"].value is False):
             self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs / fetches them")
+        if any(k in ("forbid_entities", "forbid_external", "forbid_dtd") and isinstance(v, ast.Constant) and v.value is False
+               for k, v in kw.items()):
+            self.hit(node, 611, "xxe-parser", "entity / external-reference protection is switched off")
+        for k, v in kw.items():
+            if _pickle_serializer(k, v):
+                self.hit(node, 502, "pickle-serializer", f"{k} accepts pickle: any producer can run code in the worker")
         if "cairosvg" in parts and isinstance(kw.get("unsafe"), ast.Constant) and kw["unsafe"].value is True:
             self.hit(node, 611, "xxe-parser", "cairosvg unsafe=True resolves external entities and files")
         # ---- 502 / 328 / 79: unsafe modes chosen by a keyword or a literal
