@@ -1,7 +1,8 @@
-"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q): one table,
+"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s):
+one table,
 one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
-validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the last two
-(n/o, p/q) test the current system. None is ever training data."""
+validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
+one tests the current system. None is ever training data."""
 from __future__ import annotations
 
 import ast
@@ -26,7 +27,8 @@ SELECTION = ROOT / "scripts" / "codeprm_select.py"
 
 # module suffix, its two variants, role ("validation": blind once, seen since; "test": current)
 BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j", ("j", "k"), "validation"),
-         ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "test"), ("p", ("p", "q"), "test")]
+         ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "validation"),
+         ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "test")]
 
 
 def _module(x: str):
