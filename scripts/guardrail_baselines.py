@@ -93,6 +93,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stride", type=int, default=8)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
+    ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     from sklearn.linear_model import LogisticRegression
@@ -101,8 +103,8 @@ def main() -> None:
     from engines.common.backbone import load_backbone
 
     tok = load_backbone(device="cpu").tokenizer  # also works before the safetensors cache exists
-    recs = {r["id"]: r for r in map(json.loads, (CACHE / "records.jsonl").read_text().splitlines())}
-    exs = load_cache(CACHE)
+    recs = {r["id"]: r for r in map(json.loads, (args.cache / "records.jsonl").read_text().splitlines())}
+    exs = load_cache(args.cache)
     for e in exs:
         e.ids = recs[e.id]["reply_ids"][: e.feats.shape[0]]
     by = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
@@ -176,9 +178,9 @@ def main() -> None:
     cost["probe_ms_per_token"] = (time.perf_counter() - t0) * 1e3 / max(n, 1)
     results["probe-last (LR on hidden_states[30])"] = evaluate("probe-last", tr, by)
 
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"command": "PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python "
-                                          "scripts/guardrail_baselines.py", "seed": 0, "results": results,
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"command": ("PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python "
+                                           "scripts/guardrail_baselines.py " + " ".join(sys.argv[1:])).strip(), "seed": 0, "results": results,
                                "cost": cost, "counts": {s: len(v) for s, v in by.items()}}, indent=2))
     print("cost", cost)
 

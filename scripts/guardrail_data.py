@@ -24,6 +24,11 @@ Two views (as PlugGuard's benchmark has):
 
 Splits are by prompt (a hash of the normalised prompt text: 65 % train, 15 % dev, 20 % test),
 so one prompt never lands in two splits, and a prompt of a held-out source is test everywhere.
+
+``--all-rows`` builds the larger set of the data-scaling experiment (benchmarks/RESULTS.md#guardrail)
+under ``data/guardrail_all/`` instead: every harm-set row (not HARM_CAP of them), all 400
+many-shot pairs, all 520 AdvBench and 667 Do-Not-Answer prompts; same split rule, so every
+prompt keeps the split it has in the default build (~25 min on the 2-core CPU).
 """
 from __future__ import annotations
 
@@ -50,6 +55,7 @@ from engines.guardrail.labels import anchor_token_index, find_anchor_char
 
 WHEELS = ROOT / "data" / "wheels"
 OUT = ROOT / "data" / "guardrail"
+OUT_ALL = ROOT / "data" / "guardrail_all"
 TAPS = (9, 15, 21, 30)
 MAX_PROMPT_TOKENS = 64
 MAX_REPLY_TOKENS = 96
@@ -88,7 +94,7 @@ def _split_of(prompt: str) -> str:
     return "dev" if u < 0.15 else "test" if u < 0.35 else "train"
 
 
-def human_view(rng: random.Random) -> list[dict]:
+def human_view(rng: random.Random, all_rows: bool = False) -> list[dict]:
     z = _wheel("pyrit")
     recs = []
     harm, objective = [], []
@@ -121,7 +127,7 @@ def human_view(rng: random.Random) -> list[dict]:
     recs += harm + objective[:260]
     shots = json.loads(z.read("pyrit/datasets/jailbreak/many_shot_examples.json"))
     rng.shuffle(shots)
-    for s in shots[:130]:
+    for s in shots if all_rows else shots[:130]:
         recs.append({"source": "pyrit/many_shot_examples", "category": "jailbreak", "prompt": s["user"].strip(),
                          "reply": s["assistant"].strip(), "label": 1, "benign_prompt": False})
     # de-duplicate (prompt, reply) pairs: mini_refusal.csv repeats rows of refusal.csv
@@ -134,7 +140,7 @@ def human_view(rng: random.Random) -> list[dict]:
     return out
 
 
-def model_view_prompts(rng: random.Random) -> list[dict]:
+def model_view_prompts(rng: random.Random, all_rows: bool = False) -> list[dict]:
     import yaml
 
     p = _wheel("pyrit")
@@ -164,6 +170,8 @@ def model_view_prompts(rng: random.Random) -> list[dict]:
             if q and not _HARMFUL_OBJECTIVE.search(q) and q not in {r["prompt"] for r in ref}:
                 ref.append({"source": "pyrit/scorer_evals/refusal", "category": "benign instruction", "prompt": q,
                                 "benign_prompt": True})
+    if all_rows:
+        return [r | {"view": "model"} for r in advs + dna + hb + fq + ref]
     out = advs[:260] + dna[:240] + hb + fq[:400] + fq[400:600] + ref  # appended later: ids stay stable
     return [r | {"view": "model"} for r in out]
 
@@ -209,7 +217,7 @@ def label_reply(tok, rec: dict, ids: list[int]) -> bool:
     return len(ids) > 0
 
 
-def run_teacher_forced(bb, recs, batch: int, chunk: int) -> None:
+def run_teacher_forced(bb, recs, batch: int, chunk: int, harm_cap: int | None = HARM_CAP) -> None:
     tok = bb.tokenizer
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
     for r in recs:
@@ -220,7 +228,7 @@ def run_teacher_forced(bb, recs, batch: int, chunk: int) -> None:
     # CPU budget: at most HARM_CAP rows of the harm Likert set, chosen by a hash of the row id
     harm = sorted((r for r in recs if r["keep"] and r["source"] == "pyrit/scorer_evals/harm"),
                   key=lambda r: hashlib.sha1(r["id"].encode()).hexdigest())
-    drop = {r["id"] for r in harm[HARM_CAP:]}
+    drop = {r["id"] for r in harm[harm_cap:]} if harm_cap is not None else set()
     for r in recs:
         if r["id"] in drop:
             r["keep"], r["reply_ids"] = False, None
@@ -300,11 +308,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)  # 2 OMP threads stall on a shared 2-core box
     ap.add_argument("--views", default="model,human")
+    ap.add_argument("--all-rows", action="store_true", help="the data-scaling build, under data/guardrail_all/")
     args = ap.parse_args()
+    global OUT
+    OUT = OUT_ALL if args.all_rows else OUT
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = random.Random(SEED)
-    recs = human_view(rng) + model_view_prompts(rng)
+    recs = human_view(rng, args.all_rows) + model_view_prompts(rng, args.all_rows)
     assign_splits(recs)
     for k, r in enumerate(recs):
         r["id"] = f"{r['view']}-{k:05d}"
@@ -319,7 +330,8 @@ def main() -> None:
         _chunked(mv, 64, "model", lambda part: _gen_chunk(bb, part, 16),
                  restore=lambda r, meta: label_reply(bb.tokenizer, r, meta["reply_ids"]))
     if "human" in views:
-        run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], batch=8, chunk=64)
+        run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], batch=8, chunk=64,
+                           harm_cap=None if args.all_rows else HARM_CAP)
     keep = [r for r in recs if r.get("reply_ids") and r["view"] in views]
     with open(OUT / "records.jsonl", "w") as f:
         for r in keep:

@@ -5,7 +5,9 @@
 Trains one variant with :func:`engines.guardrail.train.train_head` (best epoch by dev streaming
 F1) and saves its weights and dev risk logits under ``data/guardrail/sweep/NAME.pt`` so seed
 ensembles can be scored on dev afterwards (``--ensemble A,B,C``: logit-averaged dev traces, same
-threshold/patience rule as everything else).
+threshold/patience rule as everything else). ``--score PATH`` scores a saved head (e.g. the
+shipped ``assets/guardrail/sld_head.pt``) on today's dev split by the same rule, so a head trained
+on an earlier data build can be compared with new candidates on the same dev replies.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.config import GuardConfig
+from engines.guardrail.export import load_head
 from engines.guardrail.train import (
     columns,
     head_traces,
@@ -30,13 +33,14 @@ from engines.guardrail.train import (
 )
 
 CACHE = ROOT / "data" / "guardrail"
-OUT = CACHE / "sweep"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
     ap.add_argument("--ensemble", default="")
+    ap.add_argument("--score", type=Path, default=None, help="score this saved head on dev and exit")
+    ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
@@ -51,12 +55,21 @@ def main() -> None:
     ap.add_argument("--atc-high", type=float, default=0.9)
     args = ap.parse_args()
     torch.set_num_threads(1)
-    OUT.mkdir(parents=True, exist_ok=True)
+    out = args.cache / "sweep"
+    out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    exs = load_cache(CACHE)
+    exs = load_cache(args.cache)
     dev = [e for e in exs if e.split == "dev"]
+    if args.score is not None:
+        head = load_head(args.score)
+        traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
+        thr, pat, reps = pick_policy(traces, dev)
+        print(f"SCORE {args.score}: dev mean F1 {np.mean([r['f1'] for r in reps.values()]):.4f} "
+              + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())
+              + f" thr {thr} pat {pat}", flush=True)
+        return
     if args.ensemble:
-        logits = [torch.load(OUT / f"{n}.pt")["dev_logits"] for n in args.ensemble.split(",")]
+        logits = [torch.load(out / f"{n}.pt")["dev_logits"] for n in args.ensemble.split(",")]
         traces = [torch.sigmoid(torch.stack([torch.tensor(lg[k]) for lg in logits]).mean(0)).tolist()
                   for k in range(len(dev))]
         thr, pat, reps = pick_policy(traces, dev)
@@ -76,7 +89,7 @@ def main() -> None:
     dev_logits = [torch.logit(torch.tensor(t).clamp(1e-7, 1 - 1e-7)).tolist() for t in traces]
     thr, pat, reps = pick_policy(traces, dev)
     torch.save({"config": cfg.to_dict(), "state_dict": head.state_dict(), "info": info, "args": vars(args),
-                "dev_logits": dev_logits}, OUT / f"{args.name}.pt")
+                "dev_logits": dev_logits}, out / f"{args.name}.pt")
     print(f"RESULT {args.name}: dev mean F1 {info['dev_f1']:.4f} epoch {info['epoch']} "
           + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())
           + f" thr {thr} pat {pat} ({time.time() - t0:.0f}s)", flush=True)

@@ -52,10 +52,11 @@ def main() -> None:
     ap.add_argument("--state-dim", type=int, default=128)
     ap.add_argument("--layers", default="15,21,30", help="decoder layers the head reads (of 9,15,21,30)")
     ap.add_argument("--out", type=Path, default=ASSETS)
+    ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.time()
-    exs = load_cache(CACHE)
+    exs = load_cache(args.cache)
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
     cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
