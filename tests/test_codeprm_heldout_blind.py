@@ -1,6 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s):
-one table,
-one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is ever training data."""
 from __future__ import annotations
