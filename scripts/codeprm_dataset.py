@@ -22,6 +22,7 @@ assistant would emit), so the pair's two files differ only in the template.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -45,6 +46,12 @@ from engines.codeprm.mutations import (
 
 SEED = 0
 SKIP_DIRS = {"test", "tests", "idle_test", "__pycache__", "testing", "_vendor", "vendored", "site-packages"}
+
+
+# blind variants that were evaluated once (seen since) and may be turned into training templates
+# (--extra-train): module, template list
+EXTRA_TRAIN = {"f": ("heldout_f", "TEMPLATES_F"), "h": ("heldout_h", "TEMPLATES_H"), "j": ("heldout_j", "TEMPLATES_J"),
+               "l": ("heldout_l", "TEMPLATES_L"), "n": ("heldout_n", "TEMPLATES_N")}
 
 
 def package_files() -> dict[str, list[Path]]:
@@ -211,6 +218,9 @@ def main() -> None:
     ap.add_argument("--test-pairs", type=int, default=260)
     ap.add_argument("--val-pairs", type=int, default=200)
     ap.add_argument("--synth", type=int, default=8000, help="composed functions in train (a tenth in val)")
+    ap.add_argument("--extra-train", default="",
+                    help="comma-separated seen blind variants whose templates join variant a in train "
+                         f"(of {','.join(EXTRA_TRAIN)}; they then stop being validation data)")
     ap.add_argument("--compose-pairs", type=int, default=12000,
                     help="combinatorial vulnerable/fixed pairs appended to train (0 = the previous corpus)")
     args = ap.parse_args()
@@ -233,6 +243,9 @@ def main() -> None:
     print({k: len(v) for k, v in hosts.items()}, "hosts;", len({p for p in pkgs}), "packages", flush=True)
     counts = {}
     tr_tpl = templates("train")
+    for x in filter(None, args.extra_train.split(",")):
+        module, attr = EXTRA_TRAIN[x]
+        tr_tpl = tr_tpl + list(getattr(importlib.import_module(f"engines.codeprm.{module}"), attr))
     te_tpl = templates("test")
     va_tpl = templates("val")
     # train: every host, half with an injected train template (vulnerable or fixed)

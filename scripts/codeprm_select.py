@@ -2,7 +2,7 @@
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q: each a blind test once, evaluated once, seen
+The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s: each a blind test once, evaluated once, seen
 since) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (engines/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
@@ -45,7 +45,7 @@ def v_items(val_path: Path, templates=None, seed: int = 20261199, tag: str = "va
 VALIDATION = {"e": ("heldout_e", "TEMPLATES_E", 20261203), "f": ("heldout_f", "TEMPLATES_F", 20261204),
               "h": ("heldout_h", "TEMPLATES_H", 20261207), "j": ("heldout_j", "TEMPLATES_J", 20261208),
               "l": ("heldout_l", "TEMPLATES_L", 20261210), "n": ("heldout_n", "TEMPLATES_N", 20261212),
-              "p": ("heldout_p", "TEMPLATES_P", 20261214)}
+              "p": ("heldout_p", "TEMPLATES_P", 20261214), "r": ("heldout_r", "TEMPLATES_R", 20261216)}
 
 
 def seen_items(val_path: Path, variant: str) -> list[dict]:
@@ -92,9 +92,11 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/codeprm_select.json")
     ap.add_argument("--write-dir", default=None,
                     help="also write v and the VALIDATION variants as val_<x>.jsonl here (for calibration --extra-val)")
+    ap.add_argument("--variants", default=",".join(VALIDATION),
+                    help="the VALIDATION variants to score (leave out any a candidate was trained on)")
     args = ap.parse_args()
     val = [json.loads(line) for line in open(args.val)]
-    parts = {"v": v_items(Path(args.val))} | {k: seen_items(Path(args.val), k) for k in VALIDATION}
+    parts = {"v": v_items(Path(args.val))} | {k: seen_items(Path(args.val), k) for k in args.variants.split(",") if k}
     if args.write_dir:
         for k, part in parts.items():
             with open(Path(args.write_dir) / f"val_{k}.jsonl", "w") as fh:
