@@ -23,11 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 HOST = "x = 1\n\n\ndef g(a):\n    return a\n\n\ny = 2\n"
 EVAL_HARNESS = ROOT / "benchmarks" / "codeprm_eval.py"
 SELECTION = ROOT / "scripts" / "codeprm_select.py"
+DATASET = ROOT / "scripts" / "codeprm_dataset.py"  # may add seen variants to train by option (--extra-train)
 
 # module suffix, its two variants, role ("validation": blind once, seen since; "test": current)
 BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j", ("j", "k"), "validation"),
          ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "validation"),
-         ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "test")]
+         ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "validation"),
+         ("t", ("t", "u"), "test")]
 
 
 def _module(x: str):
@@ -61,9 +63,10 @@ def test_no_builder_can_reach_the_variant(x, variants, role):
     for var in variants:
         with pytest.raises(ValueError):
             mutations.templates(var)
-    # only the evaluation harness loads it, and the selection script once it is validation data
+    # only the evaluation harness loads it, and the selection and dataset scripts once it is validation
+    # data (the default build must still leave it out: checked on the split files below)
     names = (f"heldout_{x}", f"TEMPLATES_{x.upper()}", f"heldout_templates_{x}", f"FAMILIES_{x.upper()}")
-    allowed = {EVAL_HARNESS} | ({SELECTION} if role == "validation" else set())
+    allowed = {EVAL_HARNESS} | ({SELECTION, DATASET} if role == "validation" else set())
     for folder in ("scripts", "benchmarks"):
         for path in (ROOT / folder).rglob("*.py"):
             if path not in allowed:

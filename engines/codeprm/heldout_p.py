@@ -1,6 +1,6 @@
 '''Blind template variants "p" and "q": two fresh TEST variants, for evaluation only.
 
-Status: a second blind test of the round-4 system, evaluated once (2026-12-01 10:04 UTC).
+Status: a second blind test of the round-4 system, evaluated once (2026-12-01 10:00 UTC).
 Validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code

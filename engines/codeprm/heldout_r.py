@@ -1,6 +1,7 @@
 '''Blind template variants "r" and "s": two fresh TEST variants, for evaluation only.
 
-Status: the blind test of the round-5 (current) system, evaluated once (2026-12-01 10:22 UTC).
+Status: the blind test of the round-5 system, evaluated once (2026-12-01 10:22 UTC). Validation data
+since (embedded in the VAL hosts by scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark
