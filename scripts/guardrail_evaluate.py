@@ -21,7 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.export import load_head
-from engines.guardrail.train import columns, evaluate, head_traces, load_cache, pick_policy
+from engines.guardrail.train import (
+    columns,
+    evaluate,
+    head_traces,
+    load_cache,
+    pick_policy,
+)
 
 
 def main() -> None:

@@ -239,3 +239,12 @@ def test_rule_and_taint_findings_say_where_they_come_from():
     assert {f.source for f in taint_findings(code)} == {"taint"}
     assert {(f.line, f.cwe) for f in label_findings(code)} >= {(3, 78), (4, 328)}
 
+
+
+@pytest.mark.parametrize("module", ["labels", "taint", "rules", "findings", "mutations", "steps"])
+def test_docstring_examples_of_the_analyser_modules_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"engines.codeprm.{module}"))
+    assert result.attempted > 0 and result.failed == 0

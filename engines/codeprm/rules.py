@@ -1,6 +1,6 @@
 """API-knowledge rules: code that is insecure by what it calls or writes, whatever the data flow.
 
-The taint labeller (``labels.py``) follows untrusted data into sinks; these rules know the
+The taint labeller (``taint.py``) follows untrusted data into sinks; these rules know the
 APIs themselves: weak hash and cipher choices, TLS set-ups that skip verification or use old
 protocols, non-cryptographic generators (numpy, ``uuid1``, the clock) feeding a secret,
 hard-coded credentials (by name, by the API that takes them, by the shape of the literal),
@@ -135,7 +135,7 @@ def _pickle_serializer(key: str, value: ast.AST | None) -> bool:
     """A task-queue / cache setting that lets pickle through (celery ``task_serializer="pickle"``,
     ``accept_content=["pickle", ...]``, kombu/django-redis ``serializer="pickle"``)."""
     k = key.lower()
-    if not (k.endswith("serializer") or k.endswith("accept_content")) or value is None:
+    if not k.endswith(("serializer", "accept_content")) or value is None:
         return False
     vals = [value] + list(getattr(value, "elts", []))
     return any((_const_str(x) or "").lower() in ("pickle", "application/x-python-serialize") for x in vals)

@@ -1,0 +1,741 @@
+"""The taint labeller: untrusted data followed from sources into dangerous sinks, per CWE family.
+
+Flow-insensitive, statement-ordered tracking inside each function and module, on the AST only
+(nothing is imported or run). Two levels: data from outside (request fields, uploads, CLI,
+environment, sockets, queue messages, archive member names, parameters of web routes and
+handlers) and any caller's value (every parameter). Sanitisers, allow-list checks and guards
+clear both. ``labels.py`` runs it on repaired code beside bandit and the API rules.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from engines.codeprm.findings import ImportAliases
+from engines.codeprm.findings import dotted_name as _name
+
+_SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers", "data",
+                 "GET", "POST", "COOKIES", "FILES", "META", "query_params", "path_params", "body", "query",
+                 "match_info", "rel_url", "query_string", "path", "full_path", "url", "base_url", "referrer",
+                 "user_agent", "path_info", "raw_uri", "uri", "host_url"}
+_SOURCE_CALLS = {"input", "raw_input", "getenv", "get_json", "recv", "recvfrom", "readline",
+                 "read", "urlparse_qs", "parse_qs", "getpass", "get_argument", "get_arguments",
+                 "get_query_argument", "get_query_arguments", "get_body_argument", "get_body_arguments",
+                 "get_cookie", "namelist", "infolist", "getmembers", "getnames"}
+# methods of a request object that return what the client sent (aiohttp/starlette/flask)
+_REQUEST_READS = {"text", "json", "post", "read", "body", "form", "get_data", "content", "stream"}
+_SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename",
+               "clean", "abs", "len", "normpath_checked", "uuid4", "hex", "literal_eval",
+               "quote_plus", "sha256", "safe_join", "isdigit", "isalnum", "format_html", "xhtml_escape",
+               "conditional_escape", "escape_html", "quoteattr", "urlencode", "UUID", "ip_address", "ip_network",
+               "compile_restricted", "compile_restricted_exec", "compile_restricted_eval"}
+_REQ_FUNCS = {"get", "post", "put", "delete", "head", "patch", "request", "urlopen", "Request",
+              "urlretrieve", "open_url", "stream", "fetch", "request_encode_url", "request_encode_body"}
+_REQ_MODS = {"requests", "httpx", "urllib", "request", "urllib3", "session", "client", "http"}
+_REMOTE_SHELLS = {"c", "conn", "connection", "ctx", "cxn", "host", "remote", "ssh"}
+_HTTP_METHODS = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}
+# parameters whose name says they carry what a client, a message or an upload sent
+_UNTRUSTED_PARAM = re.compile(r"(?i)(^|_)(request|req|event|payload|body|upload|uploaded|untrusted|user|form|"
+                              r"query|webhook|callback|incoming|submitted|remote|message|msg|job)(_|$|s$)")
+_HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "APIView", "Consumer")
+_HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
+# sinks where any caller-controlled value is already a finding (bandit flags most of them on
+# sight): shell strings, eval/exec, SQL built by formatting, stdlib XML parsing, HTTP clients;
+# file paths and HTML need data that really comes from outside (a request, an upload, input()).
+_HTML_SINKS = {"render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response", "HttpResponse",
+               "Response", "write", "finish", "SafeString", "NotStr"}
+_MARKED_SAFE = ("render_template_string", "Markup", "mark_safe", "SafeString", "NotStr")
+_PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper"}
+# calls whose name says they fetch what a URL points to (loaders, crawlers, headless browsers)
+_FETCHER = re.compile(r"(Loader|Reader|Crawler|Scraper)$|^(goto|navigate|crawl|scrape|download|fetch_url|load_url|"
+                      r"urlretrieve|open_url|read_url|from_url)$")
+_OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedirs", "mkdir", "chmod", "chown",
+                  "rename", "replace", "scandir"}
+_SHUTIL_PATH_CALLS = {"rmtree", "copy", "copy2", "copyfile", "copytree", "move", "unpack_archive"}
+_PATH_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "rmdir", "mkdir", "touch",
+                 "iterdir"}
+
+
+def _is_string_built(node: ast.AST) -> bool:
+    """True for f-strings, % / + formatting and .format() calls."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
+        # psycopg2.sql.SQL(...).format(...) composes identifiers safely; Markup(...).format escapes
+        return not (node.func.attr == "format" and isinstance(node.func.value, ast.Call) and
+                    _name(node.func.value.func).split(".")[-1] in ("SQL", "Composed", "Identifier", "Markup",
+                                                                  "SafeString", "escape"))
+    return False
+
+
+def _url_named(node: ast.AST) -> bool:
+    """The expression names a URL (a variable, attribute or key called *url*, *uri*, *link*...)."""
+    words = [_name(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
+    words += [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return any(re.search(r"(?i)(url|uri|link|href|endpoint|webhook|callback|feed|src)", w) for w in words)
+
+
+def _const_str_or_none(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _const_str_of(node: ast.AST) -> str:
+    return node.value.lower() if isinstance(node, ast.Constant) and isinstance(node.value, str) else "html"
+
+
+def _html_consts(node: ast.AST) -> bool:
+    consts = " ".join(c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return "<" in consts and ">" in consts
+
+
+def _raw_value(node: ast.AST) -> bool:
+    """The expression has a non-literal part that no sanitiser call (escape, clean, ...) wraps."""
+    if isinstance(node, ast.Constant):
+        return False
+    if isinstance(node, ast.Call):
+        if _name(node.func).split(".")[-1] in _SANITIZERS | {"format_html", "render_to_string", "render"}:
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
+            return _raw_value(node.func.value) or any(_raw_value(a) for a in node.args) or \
+                any(_raw_value(k.value) for k in node.keywords)
+        return True
+    if isinstance(node, (ast.JoinedStr, ast.BinOp, ast.FormattedValue, ast.IfExp, ast.BoolOp)):
+        return any(_raw_value(c) for c in ast.iter_child_nodes(node)
+                   if not isinstance(c, (ast.operator, ast.boolop, ast.expr_context)))
+    return True
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+# calls whose truth says a value is well-formed or allowed (not merely that a file exists)
+_VALIDATOR_CALLS = {"startswith", "endswith", "is_relative_to", "match", "fullmatch", "isalnum", "isdigit",
+                    "isidentifier", "isascii", "isdecimal", "isnumeric", "commonpath", "url_has_allowed_host_and_scheme",
+                    "is_safe_url", "issubset"}
+_NOT_VALIDATORS = {"len", "bool", "any", "all", "isinstance", "hasattr", "callable", "getattr", "str", "int", "float",
+                   "exists", "isfile", "isdir", "print", "type", "id", "repr", "list", "dict", "set", "tuple"}
+_VALIDATOR_PREFIXES = ("is_valid", "valid", "is_allowed", "allowed", "check", "is_safe", "verify", "ensure")
+
+
+def _validated(test: ast.AST) -> set[str]:
+    """Names a guard's test validates: comparisons (membership, equality), validator calls
+    (startswith, is_relative_to, regex match, is_allowed_*...), under not/and/or; a truth test or
+    an existence check (``if not p.exists(): raise``) validates nothing."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _validated(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_validated(v) for v in test.values))
+    if isinstance(test, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in test.ops):
+        return _names(test)
+    if isinstance(test, ast.Call):
+        last = _name(test.func).split(".")[-1]
+        if last in _VALIDATOR_CALLS or last.lower().startswith(_VALIDATOR_PREFIXES):
+            return _names(test)
+        # a predicate of the code's own (`if not on_platform(url): raise`), not a builtin truth test
+        if isinstance(test.func, ast.Name) and test.func.id not in _NOT_VALIDATORS:
+            return _names(test)
+    return set()
+
+
+def _allow_checked(test: ast.AST) -> set[str]:
+    """Names an if-test validates by a positive allow-list check (membership in a fixed
+    collection, equality with a literal, path containment); empty for truth or URL-prefix tests."""
+    if isinstance(test, ast.BoolOp):
+        return set().union(*(_allow_checked(v) for v in test.values)) if isinstance(test.op, ast.And) else set()
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.In) and isinstance(right, (ast.Name, ast.Attribute, ast.Set, ast.Tuple, ast.List)) and \
+                not (isinstance(right, ast.Attribute) and "request" in _name(right)):
+            return _names(test.left)
+        if isinstance(op, ast.Eq):
+            if isinstance(right, ast.Constant):
+                return _names(test.left)
+            if isinstance(test.left, ast.Constant):
+                return _names(right)
+            if any(isinstance(c, ast.Call) and _name(c.func).split(".")[-1] in ("realpath", "abspath", "resolve",
+                                                                                 "commonpath") for c in ast.walk(test)):
+                return _names(test)
+    if isinstance(test, ast.Call):
+        last = _name(test.func).split(".")[-1]
+        if last in ("is_relative_to", "fullmatch") or (last == "startswith" and any(
+                isinstance(c, ast.Call) and _name(c.func).split(".")[-1] in ("realpath", "abspath", "resolve")
+                for c in ast.walk(test.func))):
+            return _names(test)
+    return set()
+
+
+@dataclass(frozen=True)
+class _CallSite:
+    """What every sink check reads about one call: the node, its dotted and import-resolved names,
+    the module it comes from, its last name part, arguments, and whether any argument carries a
+    caller's value."""
+
+    node: ast.Call
+    fn: ast.AST
+    full: str
+    rfull: str
+    mod: str
+    last: str
+    args: list
+    first: ast.AST | None
+    kw: dict
+    any_weak: bool
+
+
+class _Taint(ImportAliases):
+    """Flow-insensitive, statement-ordered taint tracking inside each function and module.
+
+    Two levels: ``tainted`` names carry data from outside (request fields, uploads, input(),
+    argv, environment, sockets, archive member names, parameters of web routes and handlers or
+    named like a request/payload/upload); ``weak`` names carry a caller's value (any parameter).
+    Sinks that are findings on sight (shells, eval, SQL formatting, XML, HTTP clients) fire on
+    either; file paths and HTML fire on ``tainted`` only. Sanitisers (quote/escape/basename/int,
+    ...) and guards (``if <check on x>: raise/return``) clear both.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tainted: set[str] = set()
+        self.weak: set[str] = set()
+        self.web: set[str] = set()  # names derived from what a web client sent, even through sanitisers
+        self.built: set[str] = set()  # names assigned from string building
+        self.html: set[str] = set()  # names assigned from HTML built with tainted parts
+        self.classes: list[ast.ClassDef] = []
+        self.safe_parsers: set[str] = set()  # names bound to an XML parser with entities off
+        self.safe_default_parser = False  # lxml's default parser was replaced by one with entities off
+        self.clean_keys: set[str] = set()  # dicts built by a comprehension that allow-lists its keys
+        self.url_names: set[str] = set()  # names bound to a value read from a URL-named field
+        self.xml_feeds: set[str] = set()  # names bound to an incremental XML parser that resolves entities
+        self.vetted_lines: set[int] = set()  # exec/eval/mark_safe lines whose argument is literal or sanitised
+        self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
+        self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
+        self.findings: list[tuple[int, int, str, str]] = []
+
+    # -- sources and propagation
+    def is_source(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            full = _name(node)
+            if node.attr in _SOURCE_ATTRS and ("request" in full.lower() or full.startswith("req")):
+                return True
+            if full in ("os.environ", "sys.argv", "environ", "argv"):
+                return True
+        if isinstance(node, ast.Subscript) and _name(node.value) in ("os.environ", "sys.argv", "environ", "argv"):
+            return True
+        if isinstance(node, ast.Call):
+            fn = node.func
+            last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
+            full = _name(fn)
+            on_request = "request" in full.lower() or full.startswith("req")
+            if last in _REQUEST_READS and on_request and isinstance(fn, ast.Attribute):
+                return True
+            if last in _SOURCE_CALLS and last not in ("read", "readline"):
+                return True
+            if last in ("read", "readline", "recv") and "request" not in full:
+                return True
+            if last == "get" and any(s in full for s in ("args", "form", "environ", "values", "cookies",
+                                                           "headers", "GET", "POST", "query_params", "query",
+                                                           "match_info", "META")):
+                return True
+        return False
+
+    def tainted_expr(self, node: ast.AST | None, weak: bool = False) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, ast.Call):
+            fn = node.func
+            last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
+            if last in _SANITIZERS or _name(fn) == "shlex.join":
+                return False
+        if self.is_source(node):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.tainted or (weak and node.id in self.weak)
+        if isinstance(node, (ast.Lambda, ast.Constant)):
+            return False
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            # ",".join("?" for _ in ids) carries no data: only the elements count, and a loop
+            # variable only when its iterable is tainted
+            bound = {n for g in node.generators if self.tainted_expr(g.iter, weak) and not self._keys_of_clean(g.iter)
+                     for n in self._targets(g.target)}
+            # `... for col in cols if col in ALLOWED`: the allow-list check clears col
+            bound -= {n for g in node.generators for c in g.ifs for n in _allow_checked(c)}
+            elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            return any(self.tainted_expr(e, weak) or (_names(e) & bound) for e in elts)
+        return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
+
+    def _keys_of_clean(self, it: ast.AST) -> bool:
+        """Iterating ``it`` yields the keys of a dict whose keys passed an allow-list filter."""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "keys":
+            it = it.func.value
+        return isinstance(it, ast.Name) and it.id in self.clean_keys
+
+    def host_dynamic(self, url: ast.AST, weak: bool) -> bool:
+        """The URL's scheme/host part is tainted (SSRF), not only its path or query: the first piece
+        of an f-string / concatenation / format template decides, unless it is a bare scheme."""
+        head = None
+        if isinstance(url, ast.JoinedStr) and url.values:
+            head = url.values[0]
+            rest = url.values[1:]
+        elif isinstance(url, ast.BinOp) and isinstance(url.op, ast.Add):
+            parts = []
+            node = url
+            while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                parts.append(node.right)
+                node = node.left
+            head, rest = node, list(reversed(parts))
+        elif isinstance(url, ast.Call) and isinstance(url.func, ast.Attribute) and url.func.attr == "format" and \
+                isinstance(url.func.value, ast.Constant):
+            head, rest = url.func.value, list(url.args)
+        if head is None:
+            return self.tainted_expr(url, weak)
+        if isinstance(head, ast.FormattedValue):
+            head = head.value
+        if isinstance(head, ast.Constant) and isinstance(head.value, str):
+            after = head.value.split("://", 1)[-1] if "://" in head.value else None
+            if after is not None and after.strip("/"):  # "https://api.example.com/..." fixes the host
+                return False
+            if after is None and not head.value.startswith("//"):  # "/path" or a relative URL
+                return False
+            return any(self.tainted_expr(r, weak) for r in rest[:1])
+        return self.tainted_expr(head, weak)
+
+    def _targets(self, t: ast.AST) -> list[str]:
+        if isinstance(t, ast.Name):
+            return [t.id]
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return [n for e in t.elts for n in self._targets(e)]
+        if isinstance(t, ast.Attribute):
+            return [_name(t)]
+        if isinstance(t, ast.Starred):
+            return self._targets(t.value)
+        return []
+
+    def _assign(self, targets: list[ast.AST], value: ast.AST | None) -> None:
+        names = [n for t in targets for n in self._targets(t)]
+        taint = self.tainted_expr(value)
+        weak = taint or self.tainted_expr(value, weak=True)
+        built = value is not None and (_is_string_built(value) or
+                                       (isinstance(value, ast.Name) and value.id in self.built))
+        html = value is not None and ((_is_string_built(value) and taint and _html_consts(value)) or
+                                      (isinstance(value, ast.Name) and value.id in self.html))
+        src = _names(value) if value is not None else set()
+        web = value is not None and self._from_web(value)
+        clean_keys = isinstance(value, ast.DictComp) and bool(
+            _names(value.key) & {n for g in value.generators for c in g.ifs for n in _allow_checked(c)})
+        url = value is not None and _url_named(value)
+        for n in names:
+            (self.clean_keys.add if clean_keys else self.clean_keys.discard)(n)
+            (self.url_names.add if url else self.url_names.discard)(n)
+            self.origin[n] = src
+            (self.web.add if web else self.web.discard)(n)
+            (self.tainted.add if taint else self.tainted.discard)(n)
+            (self.weak.add if weak else self.weak.discard)(n)
+            (self.built.add if built else self.built.discard)(n)
+            (self.html.add if html else self.html.discard)(n)
+
+    def _from_web(self, node: ast.AST) -> bool:
+        """The value derives from a request, an upload or a handler's parameter (sanitised or not):
+        what matters for sinks that run a file's *content* (a safe file name is still their code)."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.web:
+                return True
+            if isinstance(n, (ast.Attribute, ast.Call)):
+                full = _name(n.func if isinstance(n, ast.Call) else n)
+                if "request" in full.lower() or full.startswith("req"):
+                    return True
+        return False
+
+    def _spread(self, targets: list[str], src: ast.AST) -> None:
+        if self.tainted_expr(src):
+            self.tainted.update(targets)
+        if self.tainted_expr(src, weak=True):
+            self.weak.update(targets)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.generic_visit(node)
+        self._assign(node.targets, node.value)
+        v = node.value
+        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLPullParser", "XMLParser") and \
+                not any(m in self.resolved(_name(v.func)).lower() for m in ("defused", "safe")):
+            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            if not (isinstance(r, ast.Constant) and r.value is False):
+                self.xml_feeds.update(n for t in node.targets for n in self._targets(t))
+        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLParser", "makeparser"):
+            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            if isinstance(r, ast.Constant) and r.value is False:
+                self.safe_parsers.update(n for t in node.targets for n in self._targets(t))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.generic_visit(node)
+        self._assign([node.target], node.value)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.generic_visit(node)
+        self._assign([node.target], node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.generic_visit(node)
+        names = self._targets(node.target)
+        self._spread(names, node.value)
+        self.built.update(names)
+
+    def visit_For(self, node: ast.For) -> None:
+        if not self._keys_of_clean(node.iter):
+            self._spread(self._targets(node.target), node.iter)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        if not self._keys_of_clean(node.iter):
+            self._spread(self._targets(node.target), node.iter)
+        for n in {n for c in node.ifs for n in _allow_checked(c)}:
+            self.tainted.discard(n)
+            self.weak.discard(n)
+        self.generic_visit(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._spread(self._targets(item.optional_vars), item.context_expr)
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.classes.append(node)
+        self.generic_visit(node)
+        self.classes.pop()
+
+    def _function(self, node) -> None:
+        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web))
+        routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
+                     _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
+                                                                                       "delete", "websocket") or
+                     # @rt("/path"), @app.api_route("/x/{id}"), ...: a URL pattern names a web route
+                     (isinstance(d, ast.Call) and d.args and (_const_str_or_none(d.args[0]) or "").startswith("/"))
+                     for d in node.decorator_list)
+        handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
+            _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
+        first_arg = next((a.arg for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")), "")
+        handler = handler or first_arg in ("request", "req")  # a Django-style view: the rest comes from the URL
+        params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                  if a.arg not in ("self", "cls")]
+        params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
+        self.weak.update(params)
+        for p in params:
+            if routed or handler or _UNTRUSTED_PARAM.search(p):  # parameters of a web route come from the URL
+                self.tainted.add(p)
+                self.web.add(p)
+        self.generic_visit(node)
+        self.tainted, self.weak, self.built, self.html, self.web = saved
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def visit_If(self, node: ast.If) -> None:
+        # an allow-list check `if x in ALLOWED:` / `if host == "...":` / `if p.is_relative_to(root):`
+        # validates x inside its body; a guard `if <check on x>: raise/return/abort` validates x
+        # for the code after it
+        checked = self._with_origins(_allow_checked(node.test))
+        if checked:
+            saved = (set(self.tainted), set(self.weak))
+            self.tainted -= checked
+            self.weak -= checked
+            self.visit(node.test)
+            for st in node.body:
+                self.visit(st)
+            self.tainted, self.weak = saved
+            for st in node.orelse:
+                self.visit(st)
+        else:
+            self.generic_visit(node)
+        if self._aborts(node.body[-1] if node.body else None):
+            for n in self._with_origins(_validated(node.test)):
+                self.tainted.discard(n)
+                self.weak.discard(n)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        # try: p.relative_to(root) / validate(x) ... except ...: raise/return/abort  validates p
+        # for the code after the try, as an if-guard does
+        self.generic_visit(node)
+        checks = [st.value for st in node.body if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)]
+        if checks and node.handlers and all(self._aborts(h.body[-1] if h.body else None) for h in node.handlers):
+            for call in checks:
+                last = _name(call.func).split(".")[-1]
+                if last in ("relative_to", "validate", "validate_email", "validate_ipv46_address", "full_clean") or \
+                        last.lower().startswith(_VALIDATOR_PREFIXES):
+                    recv = call.func.value if isinstance(call.func, ast.Attribute) and last == "relative_to" else call
+                    for n in self._with_origins(_names(recv)):
+                        self.tainted.discard(n)
+                        self.weak.discard(n)
+
+    visit_TryStar = visit_Try
+
+    @staticmethod
+    def _aborts(last: ast.AST | None) -> bool:
+        return isinstance(last, (ast.Raise, ast.Return, ast.Continue)) or (
+            isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and
+            _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
+
+    def _with_origins(self, names: set[str]) -> set[str]:
+        """Checked names and the names they were computed from (``host = urlparse(url).hostname``
+        checks ``url`` too)."""
+        return set(names).union(*(self.origin.get(n, set()) for n in names)) if names else set()
+
+    def _note_dynamic(self, node: ast.AST) -> None:
+        if _is_string_built(node) and self.tainted_expr(node, weak=True):
+            self.dynamic_lines.add(node.lineno)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._note_dynamic(node)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self._note_dynamic(node)
+        self.generic_visit(node)
+
+    # -- sinks
+    def _hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
+        self.findings.append((node.lineno, cwe, rule, msg))
+
+    def visit_Return(self, node: ast.Return) -> None:
+        self.generic_visit(node)
+        v = node.value
+        if v is not None and _is_string_built(v) and self.tainted_expr(v) and _html_consts(v):
+            self._hit(node, 79, "taint:html", "user input is formatted into HTML without escaping")
+
+    def _built_taint(self, node: ast.AST | None, weak: bool = False) -> bool:
+        """A string built by formatting (or a name bound to one) with a tainted, unsanitised part."""
+        if node is None:
+            return False
+        built = _is_string_built(node) or (isinstance(node, ast.Name) and node.id in self.built)
+        return built and self.tainted_expr(node, weak)
+
+    def _html_arg(self, node: ast.AST | None) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, ast.Name):
+            return node.id in self.html
+        return _is_string_built(node) and self.tainted_expr(node) and _html_consts(node)
+
+    def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
+        """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
+        if last == "open" and (mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio", "PIL") or
+                               _name(node.func) == "Image.open"):
+            return bool(args) and self.tainted_expr(args[0])
+        if last in _PATH_CALLS:
+            return any(self.tainted_expr(a) for a in args[:2])
+        if (last in _OS_PATH_CALLS and mod == "os") or (last in _SHUTIL_PATH_CALLS and mod == "shutil"):
+            return any(self.tainted_expr(a) for a in args[:2])
+        if last == "save" and isinstance(node.func, ast.Attribute) and args:  # an upload saved under its own name
+            return self.tainted_expr(node.func.value) and self.tainted_expr(args[0])
+        if last in _PATH_METHODS and isinstance(node.func, ast.Attribute) and mod not in ("os", "shutil", "io"):
+            recv = node.func.value
+            pathish = isinstance(recv, ast.BinOp) and isinstance(recv.op, ast.Div) or (
+                isinstance(recv, ast.Call) and _name(recv.func).split(".")[-1] in ("Path", "PurePath"))
+            return (pathish or isinstance(recv, ast.Name)) and self.tainted_expr(recv) and \
+                not (isinstance(recv, ast.Name) and recv.id in ("self", "cls"))
+        return False
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self._note_dynamic(node)
+        self.generic_visit(node)
+        fn = node.func
+        full = _name(fn)
+        args = list(node.args)
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        rfull = self.resolved(full)
+        c = _CallSite(node, fn, full, rfull, rfull.split(".")[0] if "." in rfull else "",
+                      fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else ""),
+                      args, args[0] if args else None, kw,
+                      any(self.tainted_expr(a, True) for a in args) or any(self.tainted_expr(v, True) for v in kw.values()))
+        # one method per CWE family; within a family the order of checks decides which rule names a
+        # (line, cwe) finding first
+        for sinks in (self._command_sinks, self._sql_sinks, self._code_sinks, self._html_sinks, self._ssrf_sinks,
+                      self._path_sinks, self._deserialise_sinks, self._xml_sinks):
+            sinks(c)
+
+    def _command_sinks(self, c: _CallSite) -> None:
+        """CWE-78: shells, subprocess with shell=True, remote shells (fabric/invoke, paramiko)."""
+        node, last, mod, first, kw = c.node, c.last, c.mod, c.first, c.kw
+        shell = isinstance(kw.get("shell"), ast.Constant) and kw["shell"].value is True
+        if last in ("system", "popen") and mod in ("os", "") and c.any_weak:
+            self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
+        elif mod == "subprocess" or last in ("Popen", "call", "check_call", "check_output", "run", "getoutput",
+                                             "getstatusoutput"):
+            if last in ("getoutput", "getstatusoutput") and c.any_weak:
+                self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
+            elif shell and self.tainted_expr(first if first is not None else kw.get("args"), True):
+                self._hit(node, 78, "taint:os-command", "user input reaches subprocess with shell=True")
+        elif shell and any(self.tainted_expr(a, True) for a in c.args):  # e.g. asyncio.to_thread(subprocess.run, cmd, shell=True)
+            self._hit(node, 78, "taint:os-command", "user input reaches a call with shell=True")
+        recv = c.fn.value if isinstance(c.fn, ast.Attribute) else None
+        if last in ("run", "sudo", "local") and first is not None and (
+                (isinstance(recv, ast.Name) and recv.id in _REMOTE_SHELLS) or c.rfull.startswith(("fabric", "invoke"))) \
+                and self._built_taint(first, weak=True):
+            self._hit(node, 78, "taint:remote-command", "a shell (fabric/invoke) runs a command built from input")
+        if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
+
+    def _sql_sinks(self, c: _CallSite) -> None:
+        """CWE-89: raw SQL through text() and SQL strings built by formatting."""
+        node, last, first = c.node, c.last, c.first
+        if last == "text" and ("sqlalchemy" in c.rfull or c.mod in ("sa", "")) and first is not None and \
+                not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
+            self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
+        if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
+                    "RawSQL", "extra") and first is not None:
+            built = _is_string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
+            if built and self.tainted_expr(first, True):
+                self._hit(node, 89, "taint:sql", "SQL built from user input by string formatting")
+
+    def _code_sinks(self, c: _CallSite) -> None:
+        """CWE-94: templates compiled from input, eval/exec, imports, files run as code, interpreters;
+        also marks exec/eval lines and mako templates whose bandit warning is vetted."""
+        node, fn, full, last, mod, first, kw = c.node, c.fn, c.full, c.last, c.mod, c.first, c.kw
+        if last in ("Template", "PageTemplate", "PageTextTemplate", "MarkupTemplate", "NewTextTemplate") and any(
+                m in c.rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
+                first is not None and self.tainted_expr(first):
+            self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and not _raw_value(first):
+            self.vetted_lines.add(node.lineno)
+        filters = kw.get("default_filters")
+        if last == "Template" and isinstance(filters, (ast.List, ast.Tuple)) and any(
+                (_const_str_or_none(e) or "") in ("h", "x") for e in filters.elts):  # mako escaping every ${}
+            self.vetted_lines.add(node.lineno)
+        if last in ("eval", "exec") and mod in ("", "builtins") and self.tainted_expr(first, True):  # the code, not its globals
+            self._hit(node, 94, "taint:eval", "user input is evaluated as code")
+        if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
+            self._hit(node, 94, "taint:import", "a module named by user input is imported")
+        sandboxed = "Sandboxed" in full or any("Sandboxed" in _name(x.func) for x in ast.walk(fn) if isinstance(x, ast.Call))
+        if (last == "from_string" or c.rfull == "jinja2.Template") and first is not None and \
+                self.tainted_expr(first) and not sandboxed:
+            self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last in ("run_path", "run_module", "load_source", "spec_from_file_location") and \
+                any(self._from_web(a) for a in c.args[:2]):
+            self._hit(node, 94, "taint:run-file", "a Python file that a client sent or chose is executed")
+        if last in ("runsource", "runcode") and c.any_weak:
+            self._hit(node, 94, "taint:eval", "user input is run by an interactive interpreter")
+
+    def _html_sinks(self, c: _CallSite) -> None:
+        """CWE-79: unescaped input in HTML bodies, values marked safe, raw-HTML switches."""
+        node, full, last, first, kw = c.node, c.full, c.last, c.first, c.kw
+        if last == "format_html" and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 79, "taint:template", "format_html is given a pre-built string: its input is not escaped")
+        if last in _HTML_SINKS:
+            cands = c.args[:1] + [kw[k] for k in ("text", "body", "content", "html") if k in kw]
+            ctype = next((_const_str_of(kw[k]) for k in ("content_type", "mimetype", "media_type") if k in kw), None)
+            html_default = last in ("HttpResponse", "HTMLResponse", "make_response", "write", "finish")
+            on_self = full.startswith("self.") or last not in ("write", "finish")
+            # these send text/html unless told otherwise: any unescaped input built into the body is XSS
+            loose = (html_default and ctype is None) or "html" in (ctype or "")
+            into_body = on_self and (ctype is None or "html" in ctype) and any(
+                self._html_arg(x) or (loose and self._built_taint(x)) for x in cands)
+            marked_safe = last in _MARKED_SAFE and first is not None and (
+                self.tainted_expr(first) or (last == "NotStr" and self._built_taint(first, weak=True)))
+            if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
+                self.vetted_lines.add(node.lineno)
+            if into_body or marked_safe:
+                self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        raw_html = next((k for k in ("unsafe_allow_html", "dangerously_allow_html", "allow_unsafe_html")
+                         if isinstance(kw.get(k), ast.Constant) and kw[k].value is True), None)
+        if raw_html and first is not None and _raw_value(first) and not (
+                isinstance(first, ast.Name) and first.id not in self.weak | self.tainted and first.id.isupper()):
+            self._hit(node, 79, "taint:template", f"a non-literal, unescaped value is rendered as raw HTML ({raw_html}=True)")
+
+    def _ssrf_sinks(self, c: _CallSite) -> None:
+        """CWE-918: HTTP clients, connections, loaders and headless browsers given a caller's URL or host."""
+        node, fn, full, last, mod, args, first, kw = c.node, c.fn, c.full, c.last, c.mod, c.args, c.first, c.kw
+        url_kw = kw.get("url")
+        if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
+                last == "parse" and "feedparser" in c.rfull and first is not None and self.host_dynamic(first, weak=True)):
+            self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
+        if last in ("HTTPConnection", "HTTPSConnection", "create_connection", "SMTP", "SMTP_SSL", "FTP", "FTP_TLS",
+                    "Telnet") and first is not None and self.tainted_expr(first):
+            self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
+        # document loaders, crawlers and headless browsers handed a URL from a request or a job
+        if _FETCHER.search(last) and first is not None and (_url_named(first) or (
+                isinstance(first, ast.Name) and first.id in self.url_names)) and self.host_dynamic(first, weak=False) and \
+                last not in _REQ_FUNCS and not _name(fn).startswith(("self.", "os.", "json.", "yaml.", "pickle.")):
+            self._hit(node, 918, "taint:ssrf", "a URL from the request is fetched")
+        # URL openers that fetch any scheme (fsspec, smart_open: on request data only, libraries pass
+        # their callers' paths through them) and libcurl's URL option
+        if (last in ("open", "open_files", "cat") and mod in ("fsspec", "smart_open") and first is not None
+                and self.host_dynamic(first, weak=False)) or (
+                last == "setopt" and len(args) > 1 and _name(args[0]).split(".")[-1] == "URL" and
+                self.host_dynamic(args[1], weak=True)):
+            self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
+        if last.startswith("read_") and mod in ("pd", "pandas") and first is not None and self.tainted_expr(first) and \
+                _url_named(first):
+            self._hit(node, 918, "taint:ssrf", "pandas fetches a user-supplied URL")
+        if last in _REQ_FUNCS and (mod in _REQ_MODS or "request" in full or "session" in full.lower()
+                                   or "client" in full.lower() or "http" in full.lower()) and "args" not in full:
+            url = first
+            if isinstance(first, ast.Constant) and str(first.value).upper() in _HTTP_METHODS:
+                url = args[1] if len(args) > 1 else kw.get("url")
+            url = url if url is not None else kw.get("url")
+            strong_only = full.startswith("self.") or last == "Request" or mod not in _REQ_MODS | {"aiohttp"} and \
+                not any(k in full.lower() for k in ("session", "client", "http"))
+            if url is not None and self.host_dynamic(url, weak=not strong_only):
+                self._hit(node, 918, "taint:ssrf", "a request is sent to a user-controlled URL")
+
+    def _path_sinks(self, c: _CallSite) -> None:
+        """CWE-22: a file-system call on a path that came from outside."""
+        if self._path_sink(c.node, c.last, c.mod, c.args):
+            self._hit(c.node, 22, "taint:path", "a user-controlled path reaches the file system")
+
+    def _deserialise_sinks(self, c: _CallSite) -> None:
+        """CWE-502: pickle-family loads and yaml.load without a safe loader on a caller's data."""
+        node, last, mod, args, kw = c.node, c.last, c.mod, c.args, c.kw
+        if last in ("loads", "load", "Unpickler") and mod in ("pickle", "marshal", "dill", "cPickle", "shelve") and c.any_weak:
+            self._hit(node, 502, "taint:deserialize", "untrusted data is unpickled")
+        if last in ("load", "load_all") and mod == "yaml":
+            loader = kw.get("Loader") or (args[1] if len(args) > 1 else None)
+            safe = loader is not None and "Safe" in _name(loader)
+            if not safe and (c.any_weak or loader is not None):
+                self._hit(node, 502, "taint:yaml", "yaml.load without SafeLoader on untrusted data")
+
+    def _xml_sinks(self, c: _CallSite) -> None:
+        """CWE-611: XML parsed with entity expansion on (stdlib / lxml), unless a hardened parser is used."""
+        node, fn, last, args, first, kw = c.node, c.fn, c.last, c.args, c.first, c.kw
+        xfull = c.rfull
+        if last == "feed" and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
+                fn.value.id in self.xml_feeds and first is not None and self.tainted_expr(first):
+            self._hit(node, 611, "taint:xxe", "request data is fed to an XML parser that expands entities")
+        if last == "set_default_parser" and first is not None and isinstance(first, ast.Call):
+            r = {k.arg: k.value for k in first.keywords}.get("resolve_entities")
+            self.safe_default_parser = isinstance(r, ast.Constant) and r.value is False
+        parser = args[1] if len(args) > 1 else kw.get("parser")
+        own_opts = isinstance(kw.get("resolve_entities"), ast.Constant) and kw["resolve_entities"].value is False
+        safe_parser = (isinstance(parser, ast.Name) and parser.id in self.safe_parsers) or (
+            parser is None and self.safe_default_parser and "lxml" in xfull) or (own_opts and last != "XMLParser")
+        if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
+                any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
+                not any(m in xfull.lower() for m in ("defused", "safe", "xmltodict")) and not safe_parser:
+            if last == "XMLParser":
+                r = kw.get("resolve_entities")
+                if r is None or (isinstance(r, ast.Constant) and r.value is True):
+                    self._hit(node, 611, "taint:xxe", "XML parser resolves external entities")
+            elif c.any_weak:
+                self._hit(node, 611, "taint:xxe", "untrusted XML parsed with the standard library parser")
+
+
+def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
+    """(line, cwe, rule, message, "taint") for a parsed module, plus marker rows that confirm or
+    vet bandit's on-sight rules: cwe 0 = a line that builds a string from a caller's value, cwe -1
+    = an exec/eval/mark_safe/mako line whose argument is literal or sanitised.
+
+    >>> [h[1:3] for h in taint_hits(ast.parse("import os\\ndef f(p):\\n    os.system('ls ' + p)"))]
+    [(78, 'taint:os-command'), (0, 'taint:dynamic-string')]
+    """
+    t = _Taint()
+    t.visit(tree)
+    # lines that build a string from a caller's value: confirms bandit's SQL-building rule
+    dyn = [(ln, 0, "taint:dynamic-string", "", "taint") for ln in sorted(t.dynamic_lines)]
+    dyn += [(ln, -1, "taint:vetted", "", "taint") for ln in sorted(t.vetted_lines)]
+    return [h + ("taint",) for h in t.findings] + dyn
