@@ -135,6 +135,7 @@ VULNERABLE = [
     (328, "from passlib import hash as ph\ndef store(pw):\n    return ph.ldap_salted_sha1.hash(pw)\n"),
     (22, "from PIL import Image\nfrom flask import request\ndef thumb():\n    with Image.open('/srv/media/' + request.args['src']) as img:\n        return img.size\n"),
     (611, "import xml.etree.ElementTree as ET\nasync def imp(request):\n    p = ET.XMLPullParser(events=('end',))\n    async for chunk in request.stream():\n        p.feed(chunk)\n"),
+    (79, "from flask import request, Response\ndef cells():\n    skus = request.args.getlist('sku')\n    return Response(''.join(f'<td>{s}</td>' for s in skus), mimetype='text/html')\n"),
 ]
 
 FIXED = [
@@ -218,6 +219,7 @@ FIXED = [
     "from mako.template import Template\nfrom flask import request\ndef search():\n    return Template('<b>${q}</b>', default_filters=['h']).render(q=request.args['q'])\n",
     "import requests\nfrom urllib.parse import urlsplit\ndef allowed(url):\n    return urlsplit(url).hostname in {'a.example.com'}\ndef fetch(request):\n    url = request.args['url']\n    if not allowed(url):\n        raise ValueError(url)\n    return requests.get(url, timeout=5).text\n",
     "from passlib import hash as ph\ndef store(pw):\n    return ph.argon2.hash(pw)\n",
+    "from flask import request, Response\nfrom markupsafe import escape\ndef cells():\n    skus = request.args.getlist('sku')\n    return Response(''.join(f'<td>{escape(s)}</td>' for s in skus), mimetype='text/html')\n",
 ]
 
 

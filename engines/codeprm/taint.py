@@ -264,7 +264,13 @@ class _Taint(ImportAliases):
             # `... for col in cols if col in ALLOWED`: the allow-list check clears col
             bound -= {n for g in node.generators for c in g.ifs for n in _allow_checked(c)}
             elts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            return any(self.tainted_expr(e, weak) or (_names(e) & bound) for e in elts)
+            # the loop variables count as tainted inside the elements, so sanitisers still apply
+            saved = (self.tainted, self.weak)
+            self.tainted, self.weak = self.tainted | bound, self.weak | bound
+            try:
+                return any(self.tainted_expr(e, weak) for e in elts)
+            finally:
+                self.tainted, self.weak = saved
         return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
 
     def _keys_of_clean(self, it: ast.AST) -> bool:
