@@ -3,7 +3,8 @@
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
 were seen; the second batch after f/g's one evaluation, the third after j/k's, the fourth after
-l/m's and the fifth after n/o's and p/q's (some rows are failures of those variants in other words).
+l/m's, the fifth after n/o's and p/q's and the sixth after r/s's and t/u's (some rows are failures
+of those variants in other words).
 """
 from __future__ import annotations
 
@@ -136,6 +137,26 @@ VULNERABLE = [
     (22, "from PIL import Image\nfrom flask import request\ndef thumb():\n    with Image.open('/srv/media/' + request.args['src']) as img:\n        return img.size\n"),
     (611, "import xml.etree.ElementTree as ET\nasync def imp(request):\n    p = ET.XMLPullParser(events=('end',))\n    async for chunk in request.stream():\n        p.feed(chunk)\n"),
     (79, "from flask import request, Response\ndef cells():\n    skus = request.args.getlist('sku')\n    return Response(''.join(f'<td>{s}</td>' for s in skus), mimetype='text/html')\n"),
+    # sixth batch (after r/s's and t/u's one evaluation; the same gaps in other words)
+    (798, "from twilio.rest import Client\nsms = Client('AC3f9b2e7d1c6a4058b9e2f7d3c1a6b4e9', 'a8e4c1f7a2b8d6e3f0a5c7b9d1e2f4a6')\n"),
+    (798, "import os\nos.environ.setdefault('API_TOKEN', 'Zx81kQ2mPq7rTt5vWw3yYy9a')\n"),
+    (798, "from pydantic import SecretStr\nclass Settings:\n    db_password: SecretStr = SecretStr('Kp9#xR2v-Lm4q')\n"),
+    (338, "from faker import Faker\nfake = Faker()\ndef reset_password():\n    return fake.password(length=12)\n"),
+    (338, "from bson import ObjectId\ndef make_reset_token():\n    return str(ObjectId())\n"),
+    (328, "import rsa\ndef sign(msg, key):\n    return rsa.sign(msg, key, 'SHA-1')\n"),
+    (328, "import xxhash\ndef webhook_sig(secret, body):\n    return xxhash.xxh64_hexdigest(secret + body)\n"),
+    (327, "from confluent_kafka import Producer\np = Producer({'bootstrap.servers': 'k:9093', 'security.protocol': 'SSL', 'enable.ssl.certificate.verification': False})\n"),
+    (94, "import sympy\nfrom flask import request\ndef calc():\n    return str(sympy.sympify(request.args['expr']))\n"),
+    (22, "from channels.generic.websocket import JsonWebsocketConsumer\nclass Up(JsonWebsocketConsumer):\n    def receive_json(self, content):\n        open('/srv/up/' + content['name'], 'wb').write(b'')\n"),
+    (22, "def save(msg):\n    for part in msg.walk():\n        name = part.get_filename()\n        if name:\n            open('/srv/mail/' + name, 'wb').write(part.get_payload(decode=True))\n"),
+    (79, "import cherrypy\nclass App:\n    @cherrypy.expose\n    def hello(self, name=''):\n        return f'<h1>Hello {name}</h1>'\n"),
+    (79, "from nicegui import ui\ndef show(msg):\n    ui.html(f'<p>{msg}</p>', sanitize=False)\n"),
+    (918, "import boto3\nfrom flask import request\ndef head():\n    s3 = boto3.client('s3', endpoint_url=request.json['endpoint'])\n    return s3.list_buckets()\n"),
+    (918, "import urllib.request\ndef icon(url):\n    opener = urllib.request.build_opener()\n    return opener.open(url).read()\n"),
+    (918, "from git import Repo\nfrom flask import request\ndef clone():\n    repo_url = request.form['repo_url']\n    Repo.clone_from(repo_url, '/srv/clones/x')\n"),
+    (78, "import subprocess\ndef deploy(host, branch):\n    subprocess.run(['ssh', host, f'cd /srv && git checkout {branch}'])\n"),
+    (78, "from airflow.operators.bash import BashOperator\ndef make(region):\n    return BashOperator(task_id='x', bash_command=f'export.sh --region {region}')\n"),
+    (377, "import tempfile\ndef chart():\n    path = tempfile.NamedTemporaryFile(suffix='.png').name\n    open(path, 'wb').write(b'')\n"),
 ]
 
 FIXED = [
@@ -220,6 +241,16 @@ FIXED = [
     "import requests\nfrom urllib.parse import urlsplit\ndef allowed(url):\n    return urlsplit(url).hostname in {'a.example.com'}\ndef fetch(request):\n    url = request.args['url']\n    if not allowed(url):\n        raise ValueError(url)\n    return requests.get(url, timeout=5).text\n",
     "from passlib import hash as ph\ndef store(pw):\n    return ph.argon2.hash(pw)\n",
     "from flask import request, Response\nfrom markupsafe import escape\ndef cells():\n    skus = request.args.getlist('sku')\n    return Response(''.join(f'<td>{escape(s)}</td>' for s in skus), mimetype='text/html')\n",
+    # sixth batch
+    "import os\nfrom pydantic import SecretStr\nclass Settings:\n    db_password: SecretStr = SecretStr(os.environ['DB_PASSWORD'])\n",
+    "import secrets\ndef reset_password():\n    return secrets.token_urlsafe(12)\n",
+    "import rsa\ndef sign(msg, key):\n    return rsa.sign(msg, key, 'SHA-256')\n",
+    "import xxhash\ndef shard(user_name):\n    return xxhash.xxh64_intdigest(user_name) % 64\n",
+    "from confluent_kafka import Producer\np = Producer({'bootstrap.servers': 'k:9093', 'security.protocol': 'SSL', 'ssl.ca.location': '/etc/ca.pem'})\n",
+    "import os\nimport boto3\ns3 = boto3.client('s3', endpoint_url=os.environ['S3_ENDPOINT'])\n",
+    "import shlex, subprocess\ndef deploy(host, branch):\n    subprocess.run(['ssh', host, 'cd /srv && git checkout ' + shlex.quote(branch)])\n",
+    "import tempfile\ndef chart():\n    with tempfile.NamedTemporaryFile(suffix='.png', delete=False) as fh:\n        fh.write(b'')\n        return fh.name\n",
+    "import html\nfrom nicegui import ui\ndef show(msg):\n    ui.html(f'<p>{html.escape(msg)}</p>', sanitize=False)\n",
 ]
 
 

@@ -51,12 +51,14 @@ _NOT_SECRET = {"field", "name", "names", "env", "var", "url", "uri", "path", "fi
 # literal shapes of well-known secrets (cloud keys, API tokens, private keys) and of URLs with a password
 _SECRET_SHAPES = re.compile(r"(AKIA[0-9A-Z]{16}|(sk|rk|pk)_(live|test)_[0-9A-Za-z]{8,}|gh[pousr]_[0-9A-Za-z]{20,}|"
                             r"xox[abprs]-[0-9A-Za-z-]{10,}|AIza[0-9A-Za-z_-]{30,}|-----BEGIN [A-Z ]*PRIVATE KEY-----|"
+                            r"hf_[0-9A-Za-z]{30,}|glpat-[0-9A-Za-z_-]{20,}|"
                             r"://[^/\s:@{}]*:[^/\s@{}]+@|"
                             r"(?:^|;)\s*(?i:AccountKey|SharedAccessKey|Password|Pwd)=[^;{}\s<>*'\"()]{8,}\s*(?:;|$))")
 # words of a function/variable name that say the value is a secret (for generators and clocks)
 _SECRET_CONTEXT = {"token", "secret", "password", "passwd", "pwd", "otp", "nonce", "salt", "session", "csrf",
                    "reset", "verification", "verify", "auth", "pin", "apikey", "invite", "coupon", "voucher",
                    "magic", "activation", "confirm", "confirmation", "recovery", "unsubscribe", "passcode", "code",
+                   "gift", "promo", "redeem", "referral", "temporary", "temp_password",
                    "key", "keys", "sid", "cookie", "signup", "onetime", "challenge"}
 
 
@@ -139,6 +141,12 @@ def _pickle_serializer(key: str, value: ast.AST | None) -> bool:
         return False
     vals = [value] + list(getattr(value, "elts", []))
     return any((_const_str(x) or "").lower() in ("pickle", "application/x-python-serialize") for x in vals)
+
+
+# non-cryptographic hash libraries: fine for tables and checksums, forgeable as a MAC
+_NON_CRYPTO_HASH_MODULES = {"xxhash", "mmh3", "farmhash", "cityhash", "fnvhash", "fnv", "spookyhash"}
+# a literal that looks like an API key or token: one run of 24+ word characters with letters and digits
+_TOKENISH = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_\-]{24,}$")
 
 
 def _crc_call(node: ast.AST) -> ast.Call | None:
@@ -272,6 +280,12 @@ class ApiRules(ImportAliases):
                 continue
             if _pickle_serializer(key, v):
                 self.hit(v, 502, "pickle-serializer", f"{key} accepts pickle: any producer can run code in the worker")
+            kl = key.lower()
+            if ("verif" in kl or "validate" in kl) and ("ssl" in kl or "tls" in kl or "cert" in kl) and \
+                    isinstance(v, ast.Constant) and v.value in (False, "false", "none"):
+                self.hit(v, 295, "tls-no-verify", f"{key} turns TLS certificate checks off")
+            if kl.endswith("endpoint.identification.algorithm") and (_const_str(v) or "x").lower() in ("", "none"):
+                self.hit(v, 295, "tls-no-verify", "TLS host-name checks are off (endpoint identification 'none')")
             lit = _const_str(v)
             if key.lower() in ("authorization", "proxy-authorization") and lit:
                 parts = lit.split(None, 1)
@@ -297,7 +311,8 @@ class ApiRules(ImportAliases):
             on_weak_rng = isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and \
                 sub.func.value.id in self.weak_rngs
             clock = full in ("time.time", "time.time_ns")
-            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1") or on_weak_rng or
+            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1", "ObjectId", "bson.ObjectId")
+                    or on_weak_rng or (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
                     (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS) or
                     full.startswith(("random.Random", "Random("))) and "SystemRandom" not in full
             # a clock reading is a secret only when it is bound to a secret's name
@@ -338,6 +353,12 @@ class ApiRules(ImportAliases):
         if args and _string_built(args[0]) and _SHELL_C.match(_leading_literal(args[0])):
             self.hit(node, 78, "shell-string", "a command string built at run time is run by `sh -c`")
         # ---- 328: a CRC keyed with a secret is no MAC
+        if last in ("sign", "verify", "sign_hash") and any((_const_str(a) or "").upper().replace("-", "") in ("SHA1", "MD5")
+                                                          for a in args[1:] + list(kw.values())):
+            self.hit(node, 328, "weak-hash", "the signature is computed over a broken hash (SHA-1 / MD5)")
+        if parts & _NON_CRYPTO_HASH_MODULES and any(
+                _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
+            self.hit(node, 328, "crc-signature", f"{full} is not a keyed hash: a digest over a secret can be forged")
         if last in ("crc32", "adler32") and parts & {"zlib", "binascii"} and any(
                 _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
             self.hit(node, 328, "crc-signature", "a CRC over a secret is not a keyed hash: anyone can forge it")
@@ -437,7 +458,11 @@ class ApiRules(ImportAliases):
                 self.hit(node, 798, "hardcoded-credential", "a literal password is passed as auth")
             else:
                 self._credential(k, v, node)
-        if last in ("getenv", "get") and len(args) == 2 and (last == "getenv" or "environ" in full) and \
+        if last in ("SecretStr", "SecretBytes", "SecretValue") and args and looks_like_secret(_const_str(args[0]) or ""):
+            self.hit(node, 798, "hardcoded-credential", f"{last}() wraps a literal secret: it is still in the source")
+        if last.endswith(("Client", "Auth", "Credentials")) and any(_TOKENISH.match(_const_str(a) or "") for a in args):
+            self.hit(node, 798, "hardcoded-credential", f"{last}() is given a literal key or token")
+        if last in ("getenv", "get", "setdefault") and len(args) == 2 and (last == "getenv" or "environ" in full) and \
                 _is_secret_name(_const_str(args[0]) or "") and looks_like_secret(_const_str(args[1]) or ""):
             self.hit(node, 798, "hardcoded-credential", "a literal credential is the fallback of an environment lookup")
         # ---- 94: an interpreter run on a code string built at run time (python -c ...)
@@ -514,6 +539,12 @@ class ApiRules(ImportAliases):
             weak = [(_const_str(e) or "") for e in getattr(schemes, "elts", [])]
             if any(w.lower() in WEAK_PASSLIB for w in weak):
                 self.hit(node, 328, "weak-password-hash", "the password context uses a broken scheme")
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        # NamedTemporaryFile(...).name: the file is closed and deleted at once, its name reused later
+        if node.attr == "name" and isinstance(node.value, ast.Call) and _last(node.value.func) == "NamedTemporaryFile":
+            self.hit(node, 377, "predictable-temp", "the name of a temporary file that is already gone is reused (race)")
         self.generic_visit(node)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:

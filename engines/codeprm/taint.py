@@ -22,7 +22,7 @@ _SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers"
 _SOURCE_CALLS = {"input", "raw_input", "getenv", "get_json", "recv", "recvfrom", "readline",
                  "read", "urlparse_qs", "parse_qs", "getpass", "get_argument", "get_arguments",
                  "get_query_argument", "get_query_arguments", "get_body_argument", "get_body_arguments",
-                 "get_cookie", "namelist", "infolist", "getmembers", "getnames"}
+                 "get_cookie", "namelist", "infolist", "getmembers", "getnames", "get_filename"}
 # methods of a request object that return what the client sent (aiohttp/starlette/flask)
 _REQUEST_READS = {"text", "json", "post", "read", "body", "form", "get_data", "content", "stream"}
 _SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename",
@@ -39,17 +39,18 @@ _HTTP_METHODS = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"}
 _UNTRUSTED_PARAM = re.compile(r"(?i)(^|_)(request|req|event|payload|body|upload|uploaded|untrusted|user|form|"
                               r"query|webhook|callback|incoming|submitted|remote|message|msg|job)(_|$|s$)")
 _HANDLER_BASES = ("Handler", "View", "Resource", "Endpoint", "APIView", "Consumer")
-_HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options"}
+_HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options",
+                    "receive", "receive_json", "websocket_receive", "on_message"}  # + websocket consumers
 # sinks where any caller-controlled value is already a finding (bandit flags most of them on
 # sight): shell strings, eval/exec, SQL built by formatting, stdlib XML parsing, HTTP clients;
 # file paths and HTML need data that really comes from outside (a request, an upload, input()).
 _HTML_SINKS = {"render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response", "HttpResponse",
-               "Response", "write", "finish", "SafeString", "NotStr"}
-_MARKED_SAFE = ("render_template_string", "Markup", "mark_safe", "SafeString", "NotStr")
+               "Response", "write", "finish", "SafeString", "NotStr", "raw"}
+_MARKED_SAFE = ("render_template_string", "Markup", "mark_safe", "SafeString", "NotStr", "raw")
 _PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper"}
 # calls whose name says they fetch what a URL points to (loaders, crawlers, headless browsers)
 _FETCHER = re.compile(r"(Loader|Reader|Crawler|Scraper)$|^(goto|navigate|crawl|scrape|download|fetch_url|load_url|"
-                      r"urlretrieve|open_url|read_url|from_url)$")
+                      r"urlretrieve|open_url|read_url|from_url|clone_from)$")
 _OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedirs", "mkdir", "chmod", "chown",
                   "rename", "replace", "scandir"}
 _SHUTIL_PATH_CALLS = {"rmtree", "copy", "copy2", "copyfile", "copytree", "move", "unpack_archive"}
@@ -421,7 +422,7 @@ class _Taint(ImportAliases):
         saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web))
         routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
-                                                                                       "delete", "websocket") or
+                                                                                       "delete", "websocket", "expose") or
                      # @rt("/path"), @app.api_route("/x/{id}"), ...: a URL pattern names a web route
                      (isinstance(d, ast.Call) and d.args and (_const_str_or_none(d.args[0]) or "").startswith("/"))
                      for d in node.decorator_list)
@@ -585,6 +586,12 @@ class _Taint(ImportAliases):
                 (isinstance(recv, ast.Name) and recv.id in _REMOTE_SHELLS) or c.rfull.startswith(("fabric", "invoke"))) \
                 and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a shell (fabric/invoke) runs a command built from input")
+        argv = first if isinstance(first, (ast.List, ast.Tuple)) else None
+        if argv is not None and argv.elts and (_const_str_or_none(argv.elts[0]) or "").rsplit("/", 1)[-1] == "ssh" and \
+                any(self._built_taint(e, weak=True) for e in argv.elts[1:]):
+            self._hit(node, 78, "taint:remote-command", "ssh runs a command string built from input on the remote shell")
+        if self._built_taint(kw.get("bash_command"), weak=True):
+            self._hit(node, 78, "taint:os-command", "a bash_command built from input runs in a shell")
         if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
 
@@ -625,6 +632,8 @@ class _Taint(ImportAliases):
         if last in ("run_path", "run_module", "load_source", "spec_from_file_location") and \
                 any(self._from_web(a) for a in c.args[:2]):
             self._hit(node, 94, "taint:run-file", "a Python file that a client sent or chose is executed")
+        if last in ("sympify", "parse_expr") and first is not None and self.tainted_expr(first, True):
+            self._hit(node, 94, "taint:eval", f"{last} evaluates its string argument as Python")
         if last in ("runsource", "runcode") and c.any_weak:
             self._hit(node, 94, "taint:eval", "user input is run by an interactive interpreter")
 
@@ -642,14 +651,15 @@ class _Taint(ImportAliases):
             loose = (html_default and ctype is None) or "html" in (ctype or "")
             into_body = on_self and (ctype is None or "html" in ctype) and any(
                 self._html_arg(x) or (loose and self._built_taint(x)) for x in cands)
-            marked_safe = last in _MARKED_SAFE and first is not None and (
-                self.tainted_expr(first) or (last == "NotStr" and self._built_taint(first, weak=True)))
+            marked_safe = last in _MARKED_SAFE and first is not None and (last != "raw" or "dominate" in c.rfull) and (
+                self.tainted_expr(first) or (last in ("NotStr", "raw") and self._built_taint(first, weak=True)))
             if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
         raw_html = next((k for k in ("unsafe_allow_html", "dangerously_allow_html", "allow_unsafe_html")
-                         if isinstance(kw.get(k), ast.Constant) and kw[k].value is True), None)
+                         if isinstance(kw.get(k), ast.Constant) and kw[k].value is True), None) or (
+            "sanitize" if isinstance(kw.get("sanitize"), ast.Constant) and kw["sanitize"].value is False else None)
         if raw_html and first is not None and _raw_value(first) and not (
                 isinstance(first, ast.Name) and first.id not in self.weak | self.tainted and first.id.isupper()):
             self._hit(node, 79, "taint:template", f"a non-literal, unescaped value is rendered as raw HTML ({raw_html}=True)")
@@ -658,6 +668,12 @@ class _Taint(ImportAliases):
         """CWE-918: HTTP clients, connections, loaders and headless browsers given a caller's URL or host."""
         node, fn, full, last, mod, args, first, kw = c.node, c.fn, c.full, c.last, c.mod, c.args, c.first, c.kw
         url_kw = kw.get("url")
+        endpoint = next((v for k, v in kw.items() if k in ("endpoint_url", "endpoint", "base_url", "host_url", "api_url")), None)
+        if endpoint is not None and self._from_web(endpoint) and self.host_dynamic(endpoint, weak=False):
+            self._hit(node, 918, "taint:ssrf", "a client is pointed at an endpoint taken from the request")
+        if last == "open" and isinstance(fn, ast.Attribute) and "opener" in _name(fn.value).lower() and first is not None \
+                and self.host_dynamic(first, weak=True):
+            self._hit(node, 918, "taint:ssrf", "a urllib opener fetches a URL from the caller")
         if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
                 last == "parse" and "feedparser" in c.rfull and first is not None and self.host_dynamic(first, weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
