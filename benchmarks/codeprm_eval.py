@@ -48,7 +48,9 @@ style: a second blind test of the same frozen round-4 system (nothing changed be
 ``--variant r``: variants r and s (heldout_r.py), by a seventh independent author in the same
 style: the blind test of the round-5 system.
 ``--variant t``: variants t and u (heldout_t.py), by an eighth independent author in the same
-style: the blind test of the current system.
+style: a second blind test of the round-5 system.
+``--variant w``: variants w and x (heldout_w.py), by a ninth independent author in the same
+style: the blind test of the round-6 (current) system.
 """
 from __future__ import annotations
 
@@ -232,7 +234,8 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "f": ("heldout_f", "TEMPLATES_F", 20261202), "h": ("heldout_h", "TEMPLATES_H", 20261205),
             "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209),
             "n": ("heldout_n", "TEMPLATES_N", 20261211), "p": ("heldout_p", "TEMPLATES_P", 20261213),
-            "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218)}
+            "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218),
+            "w": ("heldout_w", "TEMPLATES_W", 20261220)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

@@ -1,5 +1,5 @@
-"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s):
-one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+"""The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
+t/u, w/x): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is ever training data."""
 from __future__ import annotations
@@ -29,7 +29,7 @@ DATASET = ROOT / "scripts" / "codeprm_dataset.py"  # may add seen variants to tr
 BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j", ("j", "k"), "validation"),
          ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "validation"),
          ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "validation"),
-         ("t", ("t", "u"), "test")]
+         ("t", ("t", "u"), "validation"), ("w", ("w", "x"), "test")]
 
 
 def _module(x: str):

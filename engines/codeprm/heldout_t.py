@@ -1,6 +1,7 @@
 '''Blind template variants "t" and "u": two fresh TEST variants, for evaluation only.
 
-Status: the second blind test of the round-5 (current) system, evaluated once (2026-12-01 10:44 UTC).
+Status: the second blind test of the round-5 system, evaluated once (2026-12-01 10:44 UTC). Validation
+data since (embedded in the VAL hosts by scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark
