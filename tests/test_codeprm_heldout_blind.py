@@ -1,7 +1,8 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
 t/u, w/x): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
-one tests the current system. None is ever training data."""
+one tests the current system. None is training data in the default build (`codeprm_dataset.py
+--extra-train` is an experiment switch, off by default)."""
 from __future__ import annotations
 
 import ast
