@@ -38,6 +38,41 @@ class Finding:
                 "message": self.message, "source": self.source}
 
 
+def const_str(node: ast.AST | None) -> str | None:
+    """The text of a str (or latin-1 bytes) literal; None for anything else.
+
+    >>> const_str(ast.parse("'a'").body[0].value), const_str(ast.parse("x").body[0].value)
+    ('a', None)
+    """
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        v = node.value
+        return v.decode("latin-1") if isinstance(v, bytes) else v
+    return None
+
+
+def last_name(fn: ast.AST) -> str:
+    """The last part of a called name (``b`` for ``a.b(...)`` and ``b(...)``); '' otherwise."""
+    return fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
+
+
+def string_built(node: ast.AST | None) -> bool:
+    """A string built at run time: an f-string with fields, % / + formatting, .format() or .join()
+    (psycopg2 ``sql.SQL(...).format`` and ``Markup(...).format`` compose safely and do not count).
+
+    >>> [string_built(ast.parse(c).body[0].value) for c in ("f'{a}'", "'a' + b", "SQL('x').format(y)", "'a'")]
+    [True, True, False, False]
+    """
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
+        return not (node.func.attr == "format" and isinstance(node.func.value, ast.Call) and
+                    last_name(node.func.value.func) in ("SQL", "Composed", "Identifier", "Markup", "SafeString",
+                                                        "escape"))
+    return False
+
+
 def dotted_name(node: ast.AST) -> str:
     """Dotted name of a Name/Attribute chain ('' when it is something else)."""
     parts = []

@@ -21,7 +21,7 @@ import textwrap
 from engines.codeprm.findings import CWE_INFO, Finding
 from engines.codeprm.rules import looks_like_secret, rule_findings_tree
 from engines.codeprm.steps import split_steps
-from engines.codeprm.taint import taint_hits
+from engines.codeprm.taint import MARK_DYNAMIC, MARK_VETTED, taint_hits
 
 __all__ = ["CWE_INFO", "Finding", "bandit_findings", "label_findings", "repair", "taint_findings"]
 
@@ -207,8 +207,8 @@ def _taint_and_dynamic(code: str, pieces: list | None = None) -> tuple[list[Find
     """Taint findings, lines that build a string from a caller's value (they confirm bandit's
     SQL-building rule) and exec/eval/mark_safe lines whose argument is literal or sanitised."""
     out = _run_visitors(code, taint_hits, pieces)
-    return ([f for f in out if f.cwe > 0], {f.line for f in out if f.cwe == 0},
-            {f.line for f in out if f.cwe == -1})
+    return ([f for f in out if f.cwe], {f.line for f in out if f.rule == MARK_DYNAMIC},
+            {f.line for f in out if f.rule == MARK_VETTED})
 
 
 def taint_findings(code: str) -> list[Finding]:

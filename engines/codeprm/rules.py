@@ -16,6 +16,9 @@ import itertools
 import re
 
 from engines.codeprm.findings import ImportAliases, dotted_name
+from engines.codeprm.findings import const_str as _const_str
+from engines.codeprm.findings import last_name as _last
+from engines.codeprm.findings import string_built as _string_built
 
 WEAK_HASHES = {"md5", "sha1", "md4", "md2", "sha", "ripemd160", "md5-sha1"}
 WEAK_CIPHERS = {"DES", "DES3", "TripleDES", "ARC2", "ARC4", "RC2", "RC4", "Blowfish", "CAST", "CAST5", "IDEA",
@@ -71,13 +74,6 @@ def _words(name: str) -> list[str]:
 _PLACEHOLDERS = {"", "none", "null", "true", "false", "changeit", "xxx", "***", "<secret>", "<password>", "..."}
 
 
-def _const_str(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
-        v = node.value
-        return v.decode("latin-1") if isinstance(v, bytes) else v
-    return None
-
-
 def looks_like_secret(value: str) -> bool:
     """A literal that can be a credential: not empty or a placeholder, no spaces, not a path or
     URL, not an UPPER_CASE environment-variable name, not a format template."""
@@ -107,15 +103,6 @@ _TLS_OFF_WHEN_TRUE = re.compile(r"(?i)^(tls|ssl)?_?(insecure|allow_?invalid_?(ce
                                 r"no_?verify|disable_?(tls|ssl|cert)_?verif|ignore_?(ssl|tls|cert))")
 # words of a name that say it holds an authenticator (a CRC bound to one is a forged MAC)
 _SIGNATURE_WORDS = {"sig", "signature", "mac", "hmac", "authenticator"}
-
-
-def _string_built(node: ast.AST | None) -> bool:
-    """An f-string with fields, % / + formatting or a .format() call."""
-    if isinstance(node, ast.JoinedStr):
-        return any(isinstance(v, ast.FormattedValue) for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
 
 
 # a command string that starts a shell on the rest: "bash -c '...'", "/bin/sh -c ..."
@@ -154,10 +141,6 @@ def _crc_call(node: ast.AST) -> ast.Call | None:
         if isinstance(sub, ast.Call) and _last(sub.func) in ("crc32", "adler32"):
             return sub
     return None
-
-
-def _last(fn: ast.AST) -> str:
-    return fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
 
 
 def _argv_of(last: str, args: list[ast.AST], kw: dict[str, ast.AST]) -> ast.AST | None:
@@ -311,10 +294,10 @@ class ApiRules(ImportAliases):
             on_weak_rng = isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and \
                 sub.func.value.id in self.weak_rngs
             clock = full in ("time.time", "time.time_ns")
-            weak = (full.startswith(("np.random.", "numpy.random.")) or full in ("uuid.uuid1", "uuid1", "ObjectId", "bson.ObjectId")
-                    or on_weak_rng or (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
-                    (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS) or
-                    full.startswith(("random.Random", "Random("))) and "SystemRandom" not in full
+            weak = (full.startswith(("np.random.", "numpy.random.", "random.Random", "Random(")) or on_weak_rng or
+                    full in ("uuid.uuid1", "uuid1", "ObjectId", "bson.ObjectId") or
+                    (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
+                    (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS)) and "SystemRandom" not in full
             # a clock reading is a secret only when it is bound to a secret's name
             if (weak and self._secret_context(names)) or (clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
                 self.hit(node, 338, "weak-random", f"{full}() is predictable; secrets need the secrets module")
@@ -389,7 +372,7 @@ class ApiRules(ImportAliases):
                                                                                       "passphrase", "pin"}
                                                         for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
             self.hit(node, 328, "fast-password-hash", f"{full} is a fast, unsalted hash: passwords need a slow KDF")
-        if parts & (WEAK_PASSLIB - {"plaintext"} | {"plaintext"}) and last in ("hash", "encrypt", "using", "verify"):
+        if parts & WEAK_PASSLIB and last in ("hash", "encrypt", "using", "verify"):
             self.hit(node, 328, "weak-password-hash", f"{full} is a broken password hash")
         if rfull == "jinja2.Template" or (last == "Environment" and "jinja2" in parts and not any(
                 k.arg == "autoescape" for k in node.keywords)):

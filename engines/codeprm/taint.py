@@ -12,8 +12,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from engines.codeprm.findings import ImportAliases
+from engines.codeprm.findings import ImportAliases, last_name
+from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import dotted_name as _name
+from engines.codeprm.findings import string_built as _string_built
 
 _SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers", "data",
                  "GET", "POST", "COOKIES", "FILES", "META", "query_params", "path_params", "body", "query",
@@ -58,29 +60,11 @@ _PATH_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "open",
                  "iterdir"}
 
 
-def _is_string_built(node: ast.AST) -> bool:
-    """True for f-strings, % / + formatting and .format() calls."""
-    if isinstance(node, ast.JoinedStr):
-        return any(isinstance(v, ast.FormattedValue) for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
-        return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "join"):
-        # psycopg2.sql.SQL(...).format(...) composes identifiers safely; Markup(...).format escapes
-        return not (node.func.attr == "format" and isinstance(node.func.value, ast.Call) and
-                    _name(node.func.value.func).split(".")[-1] in ("SQL", "Composed", "Identifier", "Markup",
-                                                                  "SafeString", "escape"))
-    return False
-
-
 def _url_named(node: ast.AST) -> bool:
     """The expression names a URL (a variable, attribute or key called *url*, *uri*, *link*...)."""
     words = [_name(n) for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))]
     words += [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     return any(re.search(r"(?i)(url|uri|link|href|endpoint|webhook|callback|feed|src)", w) for w in words)
-
-
-def _const_str_or_none(node: ast.AST) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _const_str_of(node: ast.AST) -> str:
@@ -325,9 +309,9 @@ class _Taint(ImportAliases):
         names = [n for t in targets for n in self._targets(t)]
         taint = self.tainted_expr(value)
         weak = taint or self.tainted_expr(value, weak=True)
-        built = value is not None and (_is_string_built(value) or
+        built = value is not None and (_string_built(value) or
                                        (isinstance(value, ast.Name) and value.id in self.built))
-        html = value is not None and ((_is_string_built(value) and taint and _html_consts(value)) or
+        html = value is not None and ((_string_built(value) and taint and _html_consts(value)) or
                                       (isinstance(value, ast.Name) and value.id in self.html))
         src = _names(value) if value is not None else set()
         web = value is not None and self._from_web(value)
@@ -424,7 +408,7 @@ class _Taint(ImportAliases):
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
                                                                                        "delete", "websocket", "expose") or
                      # @rt("/path"), @app.api_route("/x/{id}"), ...: a URL pattern names a web route
-                     (isinstance(d, ast.Call) and d.args and (_const_str_or_none(d.args[0]) or "").startswith("/"))
+                     (isinstance(d, ast.Call) and d.args and (_const_str(d.args[0]) or "").startswith("/"))
                      for d in node.decorator_list)
         handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
             _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
@@ -495,7 +479,7 @@ class _Taint(ImportAliases):
         return set(names).union(*(self.origin.get(n, set()) for n in names)) if names else set()
 
     def _note_dynamic(self, node: ast.AST) -> None:
-        if _is_string_built(node) and self.tainted_expr(node, weak=True):
+        if _string_built(node) and self.tainted_expr(node, weak=True):
             self.dynamic_lines.add(node.lineno)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
@@ -513,14 +497,14 @@ class _Taint(ImportAliases):
     def visit_Return(self, node: ast.Return) -> None:
         self.generic_visit(node)
         v = node.value
-        if v is not None and _is_string_built(v) and self.tainted_expr(v) and _html_consts(v):
+        if v is not None and _string_built(v) and self.tainted_expr(v) and _html_consts(v):
             self._hit(node, 79, "taint:html", "user input is formatted into HTML without escaping")
 
     def _built_taint(self, node: ast.AST | None, weak: bool = False) -> bool:
         """A string built by formatting (or a name bound to one) with a tainted, unsanitised part."""
         if node is None:
             return False
-        built = _is_string_built(node) or (isinstance(node, ast.Name) and node.id in self.built)
+        built = _string_built(node) or (isinstance(node, ast.Name) and node.id in self.built)
         return built and self.tainted_expr(node, weak)
 
     def _html_arg(self, node: ast.AST | None) -> bool:
@@ -528,7 +512,7 @@ class _Taint(ImportAliases):
             return False
         if isinstance(node, ast.Name):
             return node.id in self.html
-        return _is_string_built(node) and self.tainted_expr(node) and _html_consts(node)
+        return _string_built(node) and self.tainted_expr(node) and _html_consts(node)
 
     def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
         """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
@@ -558,7 +542,7 @@ class _Taint(ImportAliases):
         kw = {k.arg: k.value for k in node.keywords if k.arg}
         rfull = self.resolved(full)
         c = _CallSite(node, fn, full, rfull, rfull.split(".")[0] if "." in rfull else "",
-                      fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else ""),
+                      last_name(fn),
                       args, args[0] if args else None, kw,
                       any(self.tainted_expr(a, True) for a in args) or any(self.tainted_expr(v, True) for v in kw.values()))
         # one method per CWE family; within a family the order of checks decides which rule names a
@@ -587,7 +571,7 @@ class _Taint(ImportAliases):
                 and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a shell (fabric/invoke) runs a command built from input")
         argv = first if isinstance(first, (ast.List, ast.Tuple)) else None
-        if argv is not None and argv.elts and (_const_str_or_none(argv.elts[0]) or "").rsplit("/", 1)[-1] == "ssh" and \
+        if argv is not None and argv.elts and (_const_str(argv.elts[0]) or "").rsplit("/", 1)[-1] == "ssh" and \
                 any(self._built_taint(e, weak=True) for e in argv.elts[1:]):
             self._hit(node, 78, "taint:remote-command", "ssh runs a command string built from input on the remote shell")
         if self._built_taint(kw.get("bash_command"), weak=True):
@@ -603,7 +587,7 @@ class _Taint(ImportAliases):
             self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
         if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
                     "RawSQL", "extra") and first is not None:
-            built = _is_string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
+            built = _string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
             if built and self.tainted_expr(first, True):
                 self._hit(node, 89, "taint:sql", "SQL built from user input by string formatting")
 
@@ -619,7 +603,7 @@ class _Taint(ImportAliases):
             self.vetted_lines.add(node.lineno)
         filters = kw.get("default_filters")
         if last == "Template" and isinstance(filters, (ast.List, ast.Tuple)) and any(
-                (_const_str_or_none(e) or "") in ("h", "x") for e in filters.elts):  # mako escaping every ${}
+                (_const_str(e) or "") in ("h", "x") for e in filters.elts):  # mako escaping every ${}
             self.vetted_lines.add(node.lineno)
         if last in ("eval", "exec") and mod in ("", "builtins") and self.tainted_expr(first, True):  # the code, not its globals
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
@@ -747,10 +731,14 @@ class _Taint(ImportAliases):
                 self._hit(node, 611, "taint:xxe", "untrusted XML parsed with the standard library parser")
 
 
+MARK_DYNAMIC = "taint:dynamic-string"
+MARK_VETTED = "taint:vetted"
+
+
 def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
-    """(line, cwe, rule, message, "taint") for a parsed module, plus marker rows that confirm or
-    vet bandit's on-sight rules: cwe 0 = a line that builds a string from a caller's value, cwe -1
-    = an exec/eval/mark_safe/mako line whose argument is literal or sanitised.
+    """(line, cwe, rule, message, "taint") for a parsed module, plus marker rows (cwe 0) that confirm
+    or vet bandit's on-sight rules: ``MARK_DYNAMIC`` = a line that builds a string from a caller's
+    value, ``MARK_VETTED`` = an exec/eval/mark_safe/mako line whose argument is literal or sanitised.
 
     >>> [h[1:3] for h in taint_hits(ast.parse("import os\\ndef f(p):\\n    os.system('ls ' + p)"))]
     [(78, 'taint:os-command'), (0, 'taint:dynamic-string')]
@@ -758,6 +746,6 @@ def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
     t = _Taint()
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
-    dyn = [(ln, 0, "taint:dynamic-string", "", "taint") for ln in sorted(t.dynamic_lines)]
-    dyn += [(ln, -1, "taint:vetted", "", "taint") for ln in sorted(t.vetted_lines)]
+    dyn = [(ln, 0, MARK_DYNAMIC, "", "taint") for ln in sorted(t.dynamic_lines)]
+    dyn += [(ln, 0, MARK_VETTED, "", "taint") for ln in sorted(t.vetted_lines)]
     return [h + ("taint",) for h in t.findings] + dyn
