@@ -217,7 +217,7 @@ def label_reply(tok, rec: dict, ids: list[int]) -> bool:
     return len(ids) > 0
 
 
-def run_teacher_forced(bb, recs, batch: int, chunk: int, harm_cap: int | None = HARM_CAP) -> None:
+def run_teacher_forced(bb, recs, out: Path, batch: int, chunk: int, harm_cap: int | None = HARM_CAP) -> None:
     tok = bb.tokenizer
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
     for r in recs:
@@ -233,7 +233,7 @@ def run_teacher_forced(bb, recs, batch: int, chunk: int, harm_cap: int | None = 
         if r["id"] in drop:
             r["keep"], r["reply_ids"] = False, None
     todo = sorted([r for r in recs if r["keep"]], key=lambda r: len(r["prompt_ids"]) + len(r["reply_ids"]))
-    _chunked(todo, chunk, "human", lambda part: _tf_chunk(bb, part, batch, pad))
+    _chunked(out, todo, chunk, "human", lambda part: _tf_chunk(bb, part, batch, pad))
 
 
 def _tf_chunk(bb, part, batch, pad):
@@ -277,12 +277,12 @@ def _gen_chunk(bb, part, batch):
     return feats, prompts
 
 
-def _chunked(todo, chunk, view, fn, restore=None):
-    """Run ``fn`` on chunks of records without cached features; reuse cached ones (by id)."""
-    (OUT / "feats").mkdir(parents=True, exist_ok=True)
+def _chunked(out: Path, todo, chunk, view, fn, restore=None):
+    """Run ``fn`` on chunks of records without cached features under ``out``; reuse cached ones (by id)."""
+    (out / "feats").mkdir(parents=True, exist_ok=True)
     by_id = {r["id"]: r for r in todo}
     done, n_files = set(), 0
-    for path in sorted((OUT / "feats").glob(f"{view}_*.pt")):
+    for path in sorted((out / "feats").glob(f"{view}_*.pt")):
         n_files += 1
         saved = torch.load(path)
         for i, meta in zip(saved["ids"], saved["meta"]):
@@ -294,7 +294,7 @@ def _chunked(todo, chunk, view, fn, restore=None):
     t0 = time.time()
     for c in range(0, len(todo), chunk):
         part = todo[c: c + chunk]
-        path = OUT / "feats" / f"{view}_{n_files + c // chunk:03d}.pt"
+        path = out / "feats" / f"{view}_{n_files + c // chunk:03d}.pt"
         feats, prompts = fn(part)
         meta = [{k: r.get(k) for k in ("reply_ids", "reply", "label", "anchor")} for r in part]
         torch.save({"ids": [r["id"] for r in part], "feats": feats, "prompt": prompts, "meta": meta}, path)
@@ -310,8 +310,7 @@ def main() -> None:
     ap.add_argument("--views", default="model,human")
     ap.add_argument("--all-rows", action="store_true", help="the data-scaling build, under data/guardrail_all/")
     args = ap.parse_args()
-    global OUT
-    OUT = OUT_ALL if args.all_rows else OUT
+    out = OUT_ALL if args.all_rows else OUT
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
     rng = random.Random(SEED)
@@ -320,24 +319,24 @@ def main() -> None:
     for k, r in enumerate(recs):
         r["id"] = f"{r['view']}-{k:05d}"
     bb = load_backbone("cpu")
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     views = args.views.split(",")
     if "model" in views:
         mv = [r for r in recs if r["view"] == "model"]
         for r in mv:
             r["prompt_ids"] = chat_prompt_ids(bb.tokenizer, r["prompt"], MAX_PROMPT_TOKENS)
         mv.sort(key=lambda r: len(r["prompt_ids"]))
-        _chunked(mv, 64, "model", lambda part: _gen_chunk(bb, part, 16),
+        _chunked(out, mv, 64, "model", lambda part: _gen_chunk(bb, part, 16),
                  restore=lambda r, meta: label_reply(bb.tokenizer, r, meta["reply_ids"]))
     if "human" in views:
-        run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], batch=8, chunk=64,
+        run_teacher_forced(bb, [r for r in recs if r["view"] == "human"], out, batch=8, chunk=64,
                            harm_cap=None if args.all_rows else HARM_CAP)
     keep = [r for r in recs if r.get("reply_ids") and r["view"] in views]
-    with open(OUT / "records.jsonl", "w") as f:
+    with open(out / "records.jsonl", "w") as f:
         for r in keep:
             f.write(json.dumps({k: r[k] for k in ("id", "view", "source", "category", "prompt", "reply", "reply_ids",
                                                   "label", "anchor", "split", "benign_prompt")}) + "\n")
-    print(f"wrote {len(keep)} records to {OUT / 'records.jsonl'}")
+    print(f"wrote {len(keep)} records to {out / 'records.jsonl'}")
 
 
 if __name__ == "__main__":

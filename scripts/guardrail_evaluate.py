@@ -22,11 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.export import load_head
 from engines.guardrail.train import (
-    columns,
+    dev_policy,
     evaluate,
-    head_traces,
     load_cache,
-    pick_policy,
 )
 
 
@@ -41,8 +39,7 @@ def main() -> None:
     exs = load_cache(args.cache)
     dev = [e for e in exs if e.split == "dev"]
     test = [e for e in exs if e.split == "test"]
-    traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-    thr, pat, reps = pick_policy(traces, dev)
+    thr, pat, reps = dev_policy(head, dev)
     dev_f1 = float(np.mean([r["f1"] for r in reps.values()]))
     report = evaluate(head, test, thr, pat)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,7 @@ from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import load_head
 from engines.guardrail.train import (
     columns,
+    dev_policy,
     head_traces,
     load_cache,
     pick_policy,
@@ -62,8 +63,7 @@ def main() -> None:
     dev = [e for e in exs if e.split == "dev"]
     if args.score is not None:
         head = load_head(args.score)
-        traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-        thr, pat, reps = pick_policy(traces, dev)
+        thr, pat, reps = dev_policy(head, dev)
         print(f"SCORE {args.score}: dev mean F1 {np.mean([r['f1'] for r in reps.values()]):.4f} "
               + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())
               + f" thr {thr} pat {pat}", flush=True)

@@ -25,11 +25,9 @@ from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, save_head
 from engines.guardrail.head import merge_heads
 from engines.guardrail.train import (
-    columns,
+    dev_policy,
     evaluate,
-    head_traces,
     load_cache,
-    pick_policy,
     train_head,
 )
 
@@ -74,8 +72,7 @@ def main() -> None:
         head = members[0]
     else:  # one head whose logits are the members' mean; the stop policy is re-picked on dev for it
         head = merge_heads(members)
-        traces, _ = head_traces(head, split["dev"], columns(head.cfg, head.cfg.hidden_size))
-        thr, pat, reps = pick_policy(traces, split["dev"])
+        thr, pat, reps = dev_policy(head, split["dev"])
         info = {"dev_f1": float(np.mean([r["f1"] for r in reps.values()])), "threshold": thr, "patience": pat,
                 "epoch": [i["epoch"] for i in infos], "member_dev_f1": [i["dev_f1"] for i in infos]}
         print(f"ensemble of seeds {seeds}: dev mean F1 {info['dev_f1']:.4f} (thr {thr}, patience {pat})", flush=True)

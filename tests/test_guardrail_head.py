@@ -248,3 +248,22 @@ def test_shipped_policy_is_the_dev_picked_one():
     m = json.loads((ASSET_DIR / "metrics.json").read_text())
     assert default_policy() == (m["threshold"], m["patience"])
     assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters()) <= 5_000_000
+
+
+def test_dev_policy_separates_a_learnable_split_and_doctests_run():
+    """dev_policy (used by the train, sweep and evaluate scripts) is pick_policy over the head's
+    own dev traces: on a linearly separable toy split it stops every harmful reply and no benign one."""
+    import doctest
+
+    import engines.guardrail.train as gt
+
+    cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
+    exs = [gt.Example(str(i), "v", "s", "dev", i % 2, 0 if i % 2 else None, not i % 2,
+                      torch.tensor([[1., -1., 1., -1.] * 4] * 3) * (1 - 2 * (i % 2)), torch.zeros(16))
+           for i in range(8)]
+    head, _ = gt.train_head(cfg, exs, exs, epochs=40, lr=1e-2, log=lambda *a: None)
+    thr, pat, reps = gt.dev_policy(head, exs)
+    traces, _ = gt.head_traces(head, exs, gt.columns(head.cfg, head.cfg.hidden_size))
+    assert (thr, pat) == gt.pick_policy(traces, exs)[:2]
+    assert reps["v"]["f1"] == 1.0 and reps["v"]["false_stop_benign"] == 0.0
+    assert doctest.testmod(gt).failed == 0

@@ -121,6 +121,12 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, 
     return best[1], best[2], best[3]
 
 
+def dev_policy(head: SLDHead, dev: list[Example]) -> tuple[float, int, dict]:
+    """Threshold, patience and per-view dev reports of a trained head, by :func:`pick_policy`."""
+    traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
+    return pick_policy(traces, dev)
+
+
 def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
                batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
