@@ -7,8 +7,9 @@ For two modes, the model alone and the model fused with the analysers (noisy-OR,
 {0.02, 0.05, 0.1, 0.2}, or top-k mean with k in {1, 2, 3}) with the best file-level AUROC on
 val, then the threshold with the best balanced accuracy (fused: at most ``analyser_prob``, so that
 a finding of the analysers always calls the file vulnerable). ``--extra-val`` adds validation files
-(the shipped calibration uses the val split + validation variants v and e in the val hosts,
-data/codeprm/val_v.jsonl and val_e.jsonl written by scripts/codeprm_select.py; never test data). ``analyser_prob`` is the fraction of
+(the shipped calibration uses the val split + the validation variants in the val hosts,
+data/codeprm/val_<x>.jsonl written by scripts/codeprm_select.py --write-dir; the command is in
+the README; never test data). ``analyser_prob`` is the fraction of
 val steps flagged by the analysers that are labelled insecure. Run by codeprm_train.py at the end.
 """
 from __future__ import annotations
