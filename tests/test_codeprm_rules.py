@@ -3,8 +3,8 @@
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
 were seen; the second batch after f/g's one evaluation, the third after j/k's, the fourth after
-l/m's, the fifth after n/o's and p/q's and the sixth after r/s's and t/u's (some rows are failures
-of those variants in other words).
+l/m's, the fifth after n/o's and p/q's, the sixth after r/s's and t/u's and the seventh after w/x's
+(some rows are failures of those variants in other words).
 """
 from __future__ import annotations
 
@@ -157,6 +157,28 @@ VULNERABLE = [
     (78, "import subprocess\ndef deploy(host, branch):\n    subprocess.run(['ssh', host, f'cd /srv && git checkout {branch}'])\n"),
     (78, "from airflow.operators.bash import BashOperator\ndef make(region):\n    return BashOperator(task_id='x', bash_command=f'export.sh --region {region}')\n"),
     (377, "import tempfile\ndef chart():\n    path = tempfile.NamedTemporaryFile(suffix='.png').name\n    open(path, 'wb').write(b'')\n"),
+    # seventh batch (after w/x's one evaluation): the same idioms in other words
+    (78, "import os\ndef thumb(job):\n    os.posix_spawn('/bin/sh', ['/bin/sh', '-c', 'convert ' + job['src'] + ' t.png'], {})\n"),
+    (78, "from plumbum import local\ndef tags(ref):\n    return local['sh']['-c', 'git tag --contains ' + ref]()\n"),
+    (78, "from airflow.decorators import task\n@task.bash\ndef sync(bucket=None):\n    return f'aws s3 sync s3://{bucket} /data'\n"),
+    (94, "import pandas as pd\nfrom flask import request\nDF = pd.read_csv('sales.csv')\ndef filt():\n    return DF.query(request.args['q']).to_json()\n"),
+    (94, "import pandas as pd\nfrom flask import request\ndef calc():\n    return str(pd.eval(request.form['expr']))\n"),
+    (502, "import skops.io as sio\ndef restore(blob):\n    return sio.loads(blob, trusted=True)\n"),
+    (502, "from sqlitedict import SqliteDict\ndef settings(path):\n    with SqliteDict(path) as db:\n        return dict(db)\n"),
+    (328, "from passlib.apache import HtdigestFile\ndef add(user, pw):\n    f = HtdigestFile('/etc/app.htdigest', default_scheme='plaintext')\n    f.set_password(user, 'app', pw)\n"),
+    (327, "import redis\ndef cache(url):\n    return redis.Redis.from_url(url, ssl_cert_reqs=None)\n"),
+    (338, "import time\ndef issue_reset_token(user):\n    return f'{user.id}-{time.time_ns():x}'\n"),
+    (338, "import os, time\nfrom strawberry import mutation\n@mutation(name='newInviteCode')\ndef invite(info):\n    code = str(os.getpid()) + str(time.time())\n    return code\n"),
+    (798, "import requests\nSENDGRID_CREDENTIALS = ('apikey', 'SG.q8Wd2kL0pZrT4vX9mN3bY7cE1aF6hJ5s')\ndef send(m):\n    return requests.post('https://api.sendgrid.com/v3/mail/send', auth=SENDGRID_CREDENTIALS, json=m)\n"),
+    (22, "import sqlite3\nfrom flask import request\ndef db():\n    return sqlite3.connect('/var/db/' + request.args['tenant'] + '.db')\n"),
+    (22, "import socketio\nsio = socketio.Server()\n@sio.on('save')\ndef save(sid, data):\n    open('/srv/notes/' + data['name'], 'w').write(data['text'])\n"),
+    (22, "import pandas as pd\nfrom flask import request\ndef export(frame):\n    frame.to_csv('/srv/exports/' + request.args['file'])\n"),
+    (79, "from sanic.response import html\nasync def hello(request):\n    return html('<p>Hi ' + request.args.get('who', '') + '</p>')\n"),
+    (79, "from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(loader=PackageLoader('app'), autoescape=select_autoescape(['txt']))\n"),
+    (79, "from dominate.util import raw\nfrom dominate.tags import div\ndef card(comment):\n    return div(raw(comment.body)).render()\n"),
+    (611, "import xmlrpc.client\nfrom flask import request\ndef rpc():\n    params, method = xmlrpc.client.loads(request.data)\n    return method\n"),
+    (918, "import websockets\nasync def bridge(cfg):\n    async with websockets.connect(cfg['feed_url']) as ws:\n        return await ws.recv()\n"),
+    (918, "import trafilatura\nfrom celery import shared_task\n@shared_task\ndef read_later(link):\n    return trafilatura.fetch_url(link)\n"),
 ]
 
 FIXED = [
@@ -251,6 +273,28 @@ FIXED = [
     "import shlex, subprocess\ndef deploy(host, branch):\n    subprocess.run(['ssh', host, 'cd /srv && git checkout ' + shlex.quote(branch)])\n",
     "import tempfile\ndef chart():\n    with tempfile.NamedTemporaryFile(suffix='.png', delete=False) as fh:\n        fh.write(b'')\n        return fh.name\n",
     "import html\nfrom nicegui import ui\ndef show(msg):\n    ui.html(f'<p>{html.escape(msg)}</p>', sanitize=False)\n",
+    # seventh batch (after w/x's one evaluation)
+    "import os\ndef thumb(job):\n    os.posix_spawn('/usr/bin/convert', ['/usr/bin/convert', job['src'], 't.png'], {})\n",
+    "from plumbum import local\ndef tags(ref):\n    return local['git']['tag', '--contains', ref]()\n",
+    "import shlex\nfrom airflow.decorators import task\n@task.bash\ndef sync(bucket=None):\n    return f'aws s3 sync s3://{shlex.quote(bucket)} /data'\n",
+    "import pandas as pd\nfrom flask import request\nDF = pd.read_csv('sales.csv')\ndef filt():\n    col = request.args['col']\n    if col not in DF.columns:\n        return '{}'\n    return DF[DF[col] > 0].to_json()\n",
+    "import skops.io as sio\nALLOWED = ['sklearn.linear_model._logistic.LogisticRegression']\ndef restore(blob):\n    unknown = set(sio.get_untrusted_types(data=blob)) - set(ALLOWED)\n    if unknown:\n        raise ValueError(unknown)\n    return sio.loads(blob, trusted=ALLOWED)\n",
+    "import json\nfrom sqlitedict import SqliteDict\ndef settings(path):\n    with SqliteDict(path, encode=json.dumps, decode=json.loads) as db:\n        return dict(db)\n",
+    "from passlib.apache import HtpasswdFile\ndef add(user, pw):\n    f = HtpasswdFile('/etc/app.htpasswd', default_scheme='bcrypt')\n    f.set_password(user, pw)\n",
+    "import redis\ndef cache(url):\n    return redis.Redis.from_url(url, ssl_cert_reqs='required')\n",
+    "import secrets\ndef issue_reset_token(user):\n    return f'{user.id}-{secrets.token_hex(16)}'\n",
+    "import time\nfrom strawberry import mutation\n@mutation(name='newInviteCode')\ndef invite(info):\n    started = time.time()\n    return round(time.time() - started, 3)\n",
+    "import os\nimport requests\nSENDGRID_CREDENTIALS = ('apikey', os.environ['SENDGRID_KEY'])\ndef send(m):\n    return requests.post('https://api.sendgrid.com/v3/mail/send', auth=SENDGRID_CREDENTIALS, json=m)\n",
+    "import re, sqlite3\nfrom flask import request\ndef db():\n    t = request.args['tenant']\n    if not re.fullmatch(r'[a-z0-9]{1,32}', t):\n        return None\n    return sqlite3.connect('/var/db/' + t + '.db')\n",
+    "import os, socketio\nsio = socketio.Server()\n@sio.on('save')\ndef save(sid, data):\n    open('/srv/notes/' + os.path.basename(data['name']), 'w').write(data['text'])\n",
+    "from fastapi import Depends, FastAPI\nfrom .auth import me\napp = FastAPI()\n@app.get('/files/{n}')\ndef files(n: int, user=Depends(me)):\n    return open(f'/srv/{user.home}/{n:d}.txt').read()\n",
+    "from markupsafe import escape\nfrom sanic.response import html\nasync def hello(request):\n    return html('<p>Hi ' + escape(request.args.get('who', '')) + '</p>')\n",
+    "from jinja2 import Environment, PackageLoader, select_autoescape\nenv = Environment(loader=PackageLoader('app'), autoescape=select_autoescape(['html', 'xml']))\n",
+    "import json\nfrom flask import request\ndef shell():\n    state = json.dumps(request.args.to_dict()).replace('<', '\\\\u003c')\n    return f'<script>window.S = {state};</script>'\n",
+    "import xmlrpc.client\nfrom defusedxml.xmlrpc import monkey_patch\nfrom flask import request\nmonkey_patch()\ndef rpc():\n    params, method = xmlrpc.client.loads(request.data)\n    return method\n",
+    "from lxml import etree\ndef parse(path):\n    parser = etree.XMLParser(load_dtd=True, resolve_entities=False, no_network=True)\n    return etree.parse(path, parser)\n",
+    "from RestrictedPython import compile_restricted, safe_globals\ndef run_rule(src, env):\n    code = compile_restricted(src, '<rule>', 'exec')\n    exec(code, dict(safe_globals, **env))\n",
+    "import redis.asyncio as aioredis\nimport os\nPOOL = aioredis.from_url(os.environ['REDIS_URL'])\n",
 ]
 
 

@@ -149,7 +149,7 @@ def _argv_of(last: str, args: list[ast.AST], kw: dict[str, ast.AST]) -> ast.AST 
         return args[0] if args else kw.get("args")
     if last == "create_subprocess_exec":
         return ast.List(elts=args, ctx=ast.Load())
-    if last in ("execv", "execvp", "execve", "execvpe"):
+    if last in ("execv", "execvp", "execve", "execvpe", "posix_spawn", "posix_spawnp"):
         return args[1] if len(args) > 1 else None
     if last in ("execl", "execlp", "execle", "execlpe"):
         return ast.List(elts=args[1:], ctx=ast.Load())
@@ -189,7 +189,10 @@ class ApiRules(ImportAliases):
 
     # ------------------------------------------------------------ context
     def _function(self, node) -> None:
-        self.functions.append(node.name)
+        # the function's context: its name and the literal names its decorators give it
+        # (@mutation.field("createApiKey"), @app.command("reset-token"))
+        labels = [_const_str(a) or "" for d in node.decorator_list if isinstance(d, ast.Call) for a in d.args[:1]]
+        self.functions.append("_".join([node.name] + [re.sub(r"\W+", "_", x) for x in labels if x]))
         saved = dict(self.argv_names)
         for arg, default in zip(reversed(node.args.args + node.args.kwonlyargs),
                                 reversed(node.args.defaults + [d for d in node.args.kw_defaults if d is not None])):
@@ -216,6 +219,10 @@ class ApiRules(ImportAliases):
         names = [n for t in targets for n in _target_names(t)]
         for n in names:
             self._credential(n, value, node)
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2 and \
+                    set(_words(n)) & {"auth", "creds", "credentials", "login", "basic"} and \
+                    _const_str(value.elts[0]) is not None and looks_like_secret(_const_str(value.elts[1]) or ""):
+                self.hit(value, 798, "hardcoded-credential", f"a literal (user, password) pair is assigned to {n!r}")
             attr = n.split(".")[-1]
             if _pickle_serializer(attr, value):
                 self.hit(node, 502, "pickle-serializer", f"{attr} accepts pickle: any producer can run code in the worker")
@@ -294,12 +301,17 @@ class ApiRules(ImportAliases):
             on_weak_rng = isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and \
                 sub.func.value.id in self.weak_rngs
             clock = full in ("time.time", "time.time_ns")
+            # a string printed from the clock or the process id in a secret's context (its name,
+            # the function's or a decorator's) is guessable
+            stamp = full in ("time.time", "time.time_ns", "os.getpid") and (
+                _string_built(value) or (isinstance(value, ast.Call) and _last(value.func) in ("str", "format", "hex")))
             weak = (full.startswith(("np.random.", "numpy.random.", "random.Random", "Random(")) or on_weak_rng or
                     full in ("uuid.uuid1", "uuid1", "ObjectId", "bson.ObjectId") or
                     (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
                     (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS)) and "SystemRandom" not in full
             # a clock reading is a secret only when it is bound to a secret's name
-            if (weak and self._secret_context(names)) or (clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
+            if ((weak or stamp) and self._secret_context(names)) or (
+                    clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
                 self.hit(node, 338, "weak-random", f"{full}() is predictable; secrets need the secrets module")
                 return
 
@@ -404,7 +416,8 @@ class ApiRules(ImportAliases):
             if _TLS_OFF_WHEN_TRUE.search(k) and isinstance(v, ast.Constant) and v.value is True:
                 self.hit(node, 295, "tls-no-verify", f"{k}=True turns TLS certificate checks off")
             if _last(v) == "CERT_NONE" or (_const_str(v) or "").upper() == "CERT_NONE" or (
-                    k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (_const_str(v) or "").lower() == "none"):
+                    k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (
+                        (_const_str(v) or "").lower() == "none" or (isinstance(v, ast.Constant) and v.value is None))):
                 self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
         if last in ("_create_unverified_context", "_create_stdlib_context"):
             self.hit(node, 295, "tls-no-verify", "an unverified TLS context skips certificate checks")
@@ -469,6 +482,13 @@ class ApiRules(ImportAliases):
             self.hit(node, 502, "unsafe-deserialise", f"{full} can run code from the data")
         if last in ("decode",) and "jsonpickle" in parts:
             self.hit(node, 502, "unsafe-deserialise", "jsonpickle.decode can run code from the data")
+        trusted = kw.get("trusted")
+        if last in ("load", "loads") and "skops" in rfull and trusted is not None and (
+                (isinstance(trusted, ast.Constant) and trusted.value is True) or
+                (isinstance(trusted, ast.Call) and _last(trusted.func) == "get_untrusted_types")):
+            self.hit(node, 502, "unsafe-deserialise", "skops trusts every type the file names: it can run code from the data")
+        if last == "SqliteDict" and "decode" not in kw:
+            self.hit(node, 502, "unsafe-deserialise", "SqliteDict unpickles its values unless given another decode")
         if last == "read_pickle":
             self.hit(node, 502, "unsafe-deserialise", "read_pickle unpickles arbitrary objects")
         if last == "load" and parts & {"np", "numpy"} and isinstance(kw.get("allow_pickle"), ast.Constant) and \
@@ -481,7 +501,9 @@ class ApiRules(ImportAliases):
                 args[1].value is True and ("external" in dotted_name(args[0]).lower() or
                                            "external" in (_const_str(args[0]) or "").lower()):
             self.hit(node, 611, "xxe-feature", "the XML parser is told to load external entities")
-        if any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True for k in ("resolve_entities", "load_dtd")) or (
+        entities_off = isinstance(kw.get("resolve_entities"), ast.Constant) and kw["resolve_entities"].value is False
+        if any(isinstance(kw.get(k), ast.Constant) and kw[k].value is True and not (k == "load_dtd" and entities_off)
+               for k in ("resolve_entities", "load_dtd")) or (
                 last in ("XMLParser", "makeparser", "XMLPullParser", "iterparse") and
                 isinstance(kw.get("no_network"), ast.Constant) and kw["no_network"].value is False):
             self.hit(node, 611, "xxe-parser", "the XML parser resolves entities / loads DTDs / fetches them")
@@ -517,11 +539,28 @@ class ApiRules(ImportAliases):
             ivs = [kw[k] for k in ("iv", "nonce", "IV") if k in kw] + (args[2:3] if last == "new" else args[:1])
             if any(_const_str(v) is not None for v in ivs):
                 self.hit(node, 327, "static-iv", "a constant IV / nonce is reused for every message")
+        for k in ("default_scheme", "scheme"):
+            if (_const_str(kw.get(k)) or "").lower() in WEAK_PASSLIB:
+                self.hit(node, 328, "weak-password-hash", f"passwords hashed with the broken {_const_str(kw[k])!r} scheme")
+        if last == "select_autoescape":
+            exts = kw.get("enabled_extensions", args[0] if args else None)
+            if isinstance(exts, (ast.List, ast.Tuple)) and not any(
+                    (_const_str(e) or "").lower().lstrip(".") in ("html", "htm") for e in exts.elts):
+                self.hit(node, 79, "jinja-no-autoescape", "autoescape is on for some extensions only: HTML templates are not escaped")
         if last == "CryptContext":
             schemes = kw.get("schemes") or (args[0] if args else None)
             weak = [(_const_str(e) or "") for e in getattr(schemes, "elts", [])]
             if any(w.lower() in WEAK_PASSLIB for w in weak):
                 self.hit(node, 328, "weak-password-hash", "the password context uses a broken scheme")
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        # plumbum: local["bash"]["-c", cmd] binds a shell to a command string built at run time
+        inner = node.value
+        if isinstance(inner, ast.Subscript) and _last(inner.value) == "local" and _const_str(inner.slice) is not None:
+            rest = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if self._shell_argv(ast.List(elts=[inner.slice] + rest, ctx=ast.Load())):
+                self.hit(node, 78, "shell-argv", "a shell (sh -c) runs a command string built at run time")
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:

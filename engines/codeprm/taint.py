@@ -58,6 +58,9 @@ _OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedir
 _SHUTIL_PATH_CALLS = {"rmtree", "copy", "copy2", "copyfile", "copytree", "move", "unpack_archive"}
 _PATH_METHODS = {"read_text", "read_bytes", "write_text", "write_bytes", "open", "unlink", "rmdir", "mkdir", "touch",
                  "iterdir"}
+# writers that take the destination path as their first argument (pandas, matplotlib, numpy)
+_WRITER_METHODS = {"to_parquet", "to_csv", "to_excel", "to_feather", "to_json", "to_hdf", "to_pickle", "to_stata",
+                   "to_orc", "savefig", "tofile"}
 
 
 def _url_named(node: ast.AST) -> bool:
@@ -91,6 +94,28 @@ def _raw_value(node: ast.AST) -> bool:
         return any(_raw_value(c) for c in ast.iter_child_nodes(node)
                    if not isinstance(c, (ast.operator, ast.boolop, ast.expr_context)))
     return True
+
+
+def _escapes_markup(node: ast.Call) -> bool:
+    """A ``.replace("<", ...)`` chain: the value's markup characters are escaped by hand
+    (``json.dumps(state).replace("<", "\\u003c")`` before it goes into a <script>)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace":
+        if node.args and _const_str(node.args[0]) in ("<", "&"):
+            return True
+        node = node.func.value
+    return False
+
+
+def _typed_field(node: ast.AST) -> bool:
+    """An f-string field printed as a number or a date (``{n:d}``, ``{x:.2f}``, ``{t:%Y-%m-%d}``):
+    its text is digits and the spec's own characters, never markup, a path or a command."""
+    if not isinstance(node, ast.FormattedValue) or not isinstance(node.format_spec, ast.JoinedStr):
+        return False
+    if any(not isinstance(v, ast.Constant) for v in node.format_spec.values):
+        return False
+    spec = "".join(str(v.value) for v in node.format_spec.values)
+    return bool(re.fullmatch(r"[<>^=+\- #0-9,_.]*[bdoxXneEfFgG%]", spec) or
+                re.fullmatch(r"[^<>&'\"]*%[a-zA-Z][^<>&'\"]*", spec))
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -196,6 +221,10 @@ class _Taint(ImportAliases):
         self.url_names: set[str] = set()  # names bound to a value read from a URL-named field
         self.xml_feeds: set[str] = set()  # names bound to an incremental XML parser that resolves entities
         self.vetted_lines: set[int] = set()  # exec/eval/mark_safe lines whose argument is literal or sanitised
+        self.frames: set[str] = set()  # names bound to a pandas object (its query/eval run expressions)
+        self.restricted: set[str] = set()  # names bound to code compiled by RestrictedPython
+        self.defused_xmlrpc = False
+        self.bash_tasks: list[bool] = []  # per enclosing function: an Airflow @task.bash (it returns a command)  # defusedxml.xmlrpc.monkey_patch() hardened xmlrpc's parser
         self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
@@ -233,13 +262,13 @@ class _Taint(ImportAliases):
         if isinstance(node, ast.Call):
             fn = node.func
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
-            if last in _SANITIZERS or _name(fn) == "shlex.join":
+            if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node):
                 return False
         if self.is_source(node):
             return True
         if isinstance(node, ast.Name):
             return node.id in self.tainted or (weak and node.id in self.weak)
-        if isinstance(node, (ast.Lambda, ast.Constant)):
+        if isinstance(node, (ast.Lambda, ast.Constant)) or _typed_field(node):
             return False
         if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
             # ",".join("?" for _ in ids) carries no data: only the elements count, and a loop
@@ -350,6 +379,12 @@ class _Taint(ImportAliases):
         self.generic_visit(node)
         self._assign(node.targets, node.value)
         v = node.value
+        bound = [n for t in node.targets for n in self._targets(t)]
+        if isinstance(v, ast.Call):
+            rv = self.resolved(_name(v.func))
+            (self.frames.update if rv.startswith("pandas.") else self.frames.difference_update)(bound)
+            (self.restricted.update if last_name(v.func).startswith("compile_restricted") else
+             self.restricted.difference_update)(bound)
         if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLPullParser", "XMLParser") and \
                 not any(m in self.resolved(_name(v.func)).lower() for m in ("defused", "safe")):
             r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
@@ -408,7 +443,14 @@ class _Taint(ImportAliases):
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
                                                                                        "delete", "websocket", "expose") or
                      # @rt("/path"), @app.api_route("/x/{id}"), ...: a URL pattern names a web route
-                     (isinstance(d, ast.Call) and d.args and (_const_str(d.args[0]) or "").startswith("/"))
+                     (isinstance(d, ast.Call) and d.args and (_const_str(d.args[0]) or "").startswith("/")) or
+                     # @sio.on("export_table"), @sio.event: a socket.io event handler gets what the client emitted
+                     (isinstance(d, ast.Call) and last_name(d.func) == "on" and d.args and _const_str(d.args[0])) or
+                     (isinstance(d, ast.Attribute) and d.attr == "event" and "sio" in _name(d.value).lower()) or
+                     # a task-queue job (@huey.task, @app.task, @shared_task, @dramatiq.actor): its
+                     # arguments arrive in a queue message that a web request enqueued
+                     last_name(d.func if isinstance(d, ast.Call) else d) in ("task", "shared_task", "actor",
+                                                                             "periodic_task", "db_task")
                      for d in node.decorator_list)
         handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
             _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
@@ -418,11 +460,25 @@ class _Taint(ImportAliases):
                   if a.arg not in ("self", "cls")]
         params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
         self.weak.update(params)
+        # FastAPI dependencies (user=Depends(current_user)) are computed by the server, not sent
+        pos = node.args.posonlyargs + node.args.args
+        defaults = dict(zip([a.arg for a in pos][len(pos) - len(node.args.defaults):], node.args.defaults))
+        defaults.update({a.arg: d for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None})
+        injected = {p for p, d in defaults.items() if isinstance(d, ast.Call) and last_name(d.func) in ("Depends", "Security")}
+        # a route's parameters typed as numbers, UUIDs or dates are parsed by the framework before the call
+        typed = {a.arg for a in pos + node.args.kwonlyargs if a.annotation is not None and
+                 _name(a.annotation).split(".")[-1] in ("int", "float", "bool", "UUID", "date", "datetime", "Decimal")}
+        injected |= typed if routed else set()
         for p in params:
+            if p in injected:
+                continue
             if routed or handler or _UNTRUSTED_PARAM.search(p):  # parameters of a web route come from the URL
                 self.tainted.add(p)
                 self.web.add(p)
+        self.bash_tasks.append(any(_name(d.func if isinstance(d, ast.Call) else d).endswith("task.bash")
+                                   for d in node.decorator_list))
         self.generic_visit(node)
+        self.bash_tasks.pop()
         self.tainted, self.weak, self.built, self.html, self.web = saved
 
     visit_FunctionDef = _function
@@ -497,6 +553,8 @@ class _Taint(ImportAliases):
     def visit_Return(self, node: ast.Return) -> None:
         self.generic_visit(node)
         v = node.value
+        if self.bash_tasks and self.bash_tasks[-1] and self._built_taint(v, weak=True):
+            self._hit(node, 78, "taint:os-command", "an Airflow @task.bash returns a command built from its arguments")
         if v is not None and _string_built(v) and self.tainted_expr(v) and _html_consts(v):
             self._hit(node, 79, "taint:html", "user input is formatted into HTML without escaping")
 
@@ -521,6 +579,10 @@ class _Taint(ImportAliases):
             return bool(args) and self.tainted_expr(args[0])
         if last in _PATH_CALLS:
             return any(self.tainted_expr(a) for a in args[:2])
+        if (last in _WRITER_METHODS and isinstance(node.func, ast.Attribute)) or (last == "connect" and mod == "sqlite3"):
+            dest = args[0] if args else next((k.value for k in node.keywords if k.arg in ("path", "path_or_buf",
+                                                                                          "fname", "database")), None)
+            return dest is not None and self.tainted_expr(dest)
         if (last in _OS_PATH_CALLS and mod == "os") or (last in _SHUTIL_PATH_CALLS and mod == "shutil"):
             return any(self.tainted_expr(a) for a in args[:2])
         if last == "save" and isinstance(node.func, ast.Attribute) and args:  # an upload saved under its own name
@@ -599,8 +661,14 @@ class _Taint(ImportAliases):
                 m in c.rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
                 first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
-        if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and not _raw_value(first):
+        if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and (
+                not _raw_value(first) or (isinstance(first, ast.Name) and first.id in self.restricted)):
             self.vetted_lines.add(node.lineno)
+        # DataFrame.query / DataFrame.eval / pd.eval run their string as an expression
+        if last in ("query", "eval") and isinstance(fn, ast.Attribute) and first is not None and (
+                (isinstance(fn.value, ast.Name) and fn.value.id in self.frames) or c.rfull.startswith("pandas.")
+                or "engine" in kw) and self.tainted_expr(first):
+            self._hit(node, 94, "taint:eval", f"pandas {last}() evaluates an expression from user input")
         filters = kw.get("default_filters")
         if last == "Template" and isinstance(filters, (ast.List, ast.Tuple)) and any(
                 (_const_str(e) or "") in ("h", "x") for e in filters.elts):  # mako escaping every ${}
@@ -626,17 +694,18 @@ class _Taint(ImportAliases):
         node, full, last, first, kw = c.node, c.full, c.last, c.first, c.kw
         if last == "format_html" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 79, "taint:template", "format_html is given a pre-built string: its input is not escaped")
-        if last in _HTML_SINKS:
+        if last in _HTML_SINKS or (last == "html" and "response" in c.rfull):  # sanic.response.html
             cands = c.args[:1] + [kw[k] for k in ("text", "body", "content", "html") if k in kw]
             ctype = next((_const_str_of(kw[k]) for k in ("content_type", "mimetype", "media_type") if k in kw), None)
-            html_default = last in ("HttpResponse", "HTMLResponse", "make_response", "write", "finish")
+            html_default = last in ("HttpResponse", "HTMLResponse", "make_response", "write", "finish", "html")
             on_self = full.startswith("self.") or last not in ("write", "finish")
             # these send text/html unless told otherwise: any unescaped input built into the body is XSS
             loose = (html_default and ctype is None) or "html" in (ctype or "")
             into_body = on_self and (ctype is None or "html" in ctype) and any(
                 self._html_arg(x) or (loose and self._built_taint(x)) for x in cands)
             marked_safe = last in _MARKED_SAFE and first is not None and (last != "raw" or "dominate" in c.rfull) and (
-                self.tainted_expr(first) or (last in ("NotStr", "raw") and self._built_taint(first, weak=True)))
+                self.tainted_expr(first) or (last in ("NotStr", "raw") and self._built_taint(first, weak=True)) or
+                (last == "raw" and not isinstance(first, ast.Constant) and self.tainted_expr(first, weak=True)))
             if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
@@ -661,13 +730,17 @@ class _Taint(ImportAliases):
         if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
                 last == "parse" and "feedparser" in c.rfull and first is not None and self.host_dynamic(first, weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
+        if ((last == "connect" and c.rfull.startswith("websockets")) or last == "ws_connect") and first is not None \
+                and self.host_dynamic(first, weak=True):
+            self._hit(node, 918, "taint:ssrf", "a websocket is opened to a URL from the caller")
         if last in ("HTTPConnection", "HTTPSConnection", "create_connection", "SMTP", "SMTP_SSL", "FTP", "FTP_TLS",
                     "Telnet") and first is not None and self.tainted_expr(first):
             self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
         # document loaders, crawlers and headless browsers handed a URL from a request or a job
-        if _FETCHER.search(last) and first is not None and (_url_named(first) or (
+        if _FETCHER.search(last) and first is not None and (_url_named(first) or "url" in last.lower() or (
                 isinstance(first, ast.Name) and first.id in self.url_names)) and self.host_dynamic(first, weak=False) and \
-                last not in _REQ_FUNCS and not _name(fn).startswith(("self.", "os.", "json.", "yaml.", "pickle.")):
+                last not in _REQ_FUNCS and not _name(fn).startswith(("self.", "os.", "json.", "yaml.", "pickle.")) and \
+                not any(m in c.rfull for m in ("redis", "valkey", "kombu")):  # a DSN to a server, not a fetch
             self._hit(node, 918, "taint:ssrf", "a URL from the request is fetched")
         # URL openers that fetch any scheme (fsspec, smart_open: on request data only, libraries pass
         # their callers' paths through them) and libcurl's URL option
@@ -710,6 +783,10 @@ class _Taint(ImportAliases):
         """CWE-611: XML parsed with entity expansion on (stdlib / lxml), unless a hardened parser is used."""
         node, fn, last, args, first, kw = c.node, c.fn, c.last, c.args, c.first, c.kw
         xfull = c.rfull
+        if xfull.startswith("defusedxml.xmlrpc") and last == "monkey_patch":
+            self.defused_xmlrpc = True
+        if last == "loads" and xfull.startswith(("xmlrpc", "xmlrpclib")) and c.any_weak and not self.defused_xmlrpc:
+            self._hit(node, 611, "taint:xxe", "xmlrpc parses untrusted XML with the standard library (entity expansion)")
         if last == "feed" and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
                 fn.value.id in self.xml_feeds and first is not None and self.tainted_expr(first):
             self._hit(node, 611, "taint:xxe", "request data is fed to an XML parser that expands entities")
