@@ -1,5 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
-t/u, w/x): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+t/u, w/x, y/z): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is training data in the default build (`codeprm_dataset.py
 --extra-train` is an experiment switch, off by default)."""
@@ -30,7 +30,8 @@ DATASET = ROOT / "scripts" / "codeprm_dataset.py"  # may add seen variants to tr
 BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j", ("j", "k"), "validation"),
          ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "validation"),
          ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "validation"),
-         ("t", ("t", "u"), "validation"), ("w", ("w", "x"), "test")]
+         ("t", ("t", "u"), "validation"), ("w", ("w", "x"), "validation"),
+         ("y", ("y", "z"), "test")]
 
 
 def _module(x: str):
@@ -116,8 +117,9 @@ def test_pair_renders_parses_injects_and_marks_only_the_vulnerable_twin(t):
         assert imp == imp_f and bad_v and not bad_f and MARK not in body_v + body_f and body_v != body_f
         compile(imp + "\n\n" + body_v + "\n", "v.py", "exec", flags=0x400)
         compile(imp + "\n\n" + body_f + "\n", "f.py", "exec", flags=0x400)
-        # the fixed twin defines the same things as the vulnerable one (same job, same API)
-        assert _top_level_names(body_v) == _top_level_names(body_f)
+        # the fixed twin defines what the vulnerable one does (same job, same API), plus at most
+        # helpers of its own (y/z's 502 fix adds a restricted unpickler class)
+        assert set(_top_level_names(body_v)) <= set(_top_level_names(body_f))
         for host in (HOST, ""):
             code, bad = inject(host, t, True, random.Random(seed))
             lines = code.splitlines()
