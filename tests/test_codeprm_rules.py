@@ -3,8 +3,8 @@
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
 were seen; the second batch after f/g's one evaluation, the third after j/k's, the fourth after
-l/m's, the fifth after n/o's and p/q's, the sixth after r/s's and t/u's and the seventh after w/x's
-(some rows are failures of those variants in other words).
+l/m's, the fifth after n/o's and p/q's, the sixth after r/s's and t/u's, the seventh after w/x's and
+the eighth after y/z's (some rows are failures of those variants in other words).
 """
 from __future__ import annotations
 
@@ -179,6 +179,18 @@ VULNERABLE = [
     (611, "import xmlrpc.client\nfrom flask import request\ndef rpc():\n    params, method = xmlrpc.client.loads(request.data)\n    return method\n"),
     (918, "import websockets\nasync def bridge(cfg):\n    async with websockets.connect(cfg['feed_url']) as ws:\n        return await ws.recv()\n"),
     (918, "import trafilatura\nfrom celery import shared_task\n@shared_task\ndef read_later(link):\n    return trafilatura.fetch_url(link)\n"),
+    # eighth batch (after y/z's one evaluation): the same idioms in other words
+    (78, "import sh\ndef lint(path):\n    return sh.sh('-c', 'flake8 ' + path)\n"),
+    (89, "from psycopg2 import sql\nfrom flask import request\ndef q(cur):\n    cur.execute(sql.SQL('SELECT * FROM t ORDER BY ' + request.args['o']))\n"),
+    (89, "from psycopg import sql\ndef q(cur, col):\n    cur.execute(sql.SQL('SELECT {} FROM t').format(sql.SQL(col)))\n"),
+    (22, "from sanic.response import file_stream\nasync def get(request):\n    return await file_stream('/srv/media/' + request.args.get('f'))\n"),
+    (327, "import httpx\nclass Api:\n    VERIFY = False\n    def get(self, path):\n        return httpx.get('https://api.example' + path, verify=self.VERIFY)\n"),
+    (327, "from tornado.httpclient import HTTPRequest\ndef req(url):\n    return HTTPRequest(url, validate_cert=False)\n"),
+    (338, "import uuid\ndef password_reset_token(email):\n    return uuid.uuid3(uuid.NAMESPACE_DNS, email).hex\n"),
+    (611, "from lxml import etree\nOPTS = {'resolve_entities': True, 'load_dtd': True}\ndef read(data):\n    return etree.fromstring(data, etree.XMLParser(**OPTS))\n"),
+    (79, "from bottle import template\nROW = '<tr><td>{{!name}}</td></tr>'\ndef row(name):\n    return template(ROW, name=name)\n"),
+    (79, "import pystache\nPAGE = '<p>{{{bio}}}</p>'\ndef page(bio):\n    return pystache.render(PAGE, {'bio': bio})\n"),
+    (918, "from jwt import PyJWKClient\nimport jwt\ndef key_for(token):\n    jku = jwt.get_unverified_header(token)['jku']\n    return PyJWKClient(jku).get_signing_key_from_jwt(token)\n"),
 ]
 
 FIXED = [
@@ -295,6 +307,16 @@ FIXED = [
     "from lxml import etree\ndef parse(path):\n    parser = etree.XMLParser(load_dtd=True, resolve_entities=False, no_network=True)\n    return etree.parse(path, parser)\n",
     "from RestrictedPython import compile_restricted, safe_globals\ndef run_rule(src, env):\n    code = compile_restricted(src, '<rule>', 'exec')\n    exec(code, dict(safe_globals, **env))\n",
     "import redis.asyncio as aioredis\nimport os\nPOOL = aioredis.from_url(os.environ['REDIS_URL'])\n",
+    # eighth batch (after y/z's one evaluation)
+    "import sh\ndef lint(path):\n    return sh.flake8(path)\n",
+    "from psycopg2 import sql\nfrom flask import request\ndef q(cur):\n    order = 'DESC' if request.args.get('d') == 'desc' else 'ASC'\n    cur.execute(sql.SQL('SELECT * FROM t ORDER BY {} ' + order).format(sql.Identifier(request.args['o'])))\n",
+    "import zipfile, json\nfrom flask import request\ndef manifest():\n    with zipfile.ZipFile(request.files['pkg']) as z:\n        with z.open('manifest.json') as fh:\n            return json.load(fh)\n",
+    "import os\nfrom sanic.response import file_stream\nasync def get(request):\n    return await file_stream('/srv/media/' + os.path.basename(request.args.get('f')))\n",
+    "import httpx\nclass Api:\n    VERIFY = True\n    def get(self, path):\n        return httpx.get('https://api.example' + path, verify=self.VERIFY)\n",
+    "import uuid\ndef stable_id(email):\n    return uuid.uuid5(uuid.NAMESPACE_DNS, email).hex\n",
+    "from lxml import etree\nclass Reader:\n    OPTS = {'resolve_entities': False, 'no_network': True}\n    def __init__(self):\n        self.parser = etree.XMLParser(**self.OPTS)\n    def read(self, data):\n        return etree.fromstring(data, self.parser)\n",
+    "from bottle import template\nROW = '<tr><td>{{name}}</td></tr>'\ndef row(name):\n    return template(ROW, name=name)\n",
+    "from jwt import PyJWKClient\nJWKS = 'https://login.example/.well-known/jwks.json'\ndef key_for(token):\n    return PyJWKClient(JWKS).get_signing_key_from_jwt(token)\n",
 ]
 
 

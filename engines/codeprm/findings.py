@@ -86,6 +86,48 @@ def dotted_name(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
+def module_constants(tree: ast.AST) -> dict[str, ast.AST]:
+    """Literals bound by name at module or class level (``VERIFY_TLS = False``, ``OPTS = {...}``):
+    what a later ``self.VERIFY_TLS`` or ``**OPTS`` stands for. Function bodies are not read.
+
+    >>> sorted(module_constants(ast.parse("A = 1\\nclass C:\\n    B = {'x': 1}\\ndef f():\\n    D = 2")))
+    ['A', 'B']
+    """
+    out: dict[str, ast.AST] = {}
+    todo = list(getattr(tree, "body", []))
+    while todo:
+        st = todo.pop(0)
+        if isinstance(st, ast.ClassDef):
+            todo.extend(st.body)
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                isinstance(st.value, (ast.Constant, ast.Dict)):
+            out[st.targets[0].id] = st.value
+    return out
+
+
+def bound_constant(node: ast.AST | None, consts: dict[str, ast.AST]) -> ast.AST | None:
+    """The literal a name, ``self.NAME`` or ``cls.NAME`` is bound to in ``consts``; the node itself otherwise."""
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and \
+            node.attr in consts:
+        return consts[node.attr]
+    return node
+
+
+def call_keywords(node: ast.Call, consts: dict[str, ast.AST]) -> dict[str, ast.AST]:
+    """A call's keyword arguments, with ``**OPTIONS`` of a literal dict bound in ``consts`` spread in."""
+    kw: dict[str, ast.AST] = {}
+    for k in node.keywords:
+        if k.arg:
+            kw[k.arg] = k.value
+            continue
+        d = bound_constant(k.value, consts)
+        if isinstance(d, ast.Dict):
+            kw.update({const_str(a): b for a, b in zip(d.keys, d.values) if const_str(a)})
+    return kw
+
+
 class ImportAliases(ast.NodeVisitor):
     """A node visitor that remembers what each import bound (``import x.y as z``, ``from m import n``),
     so that a call can be read by the module it really comes from."""

@@ -15,7 +15,7 @@ import ast
 import itertools
 import re
 
-from engines.codeprm.findings import ImportAliases, dotted_name
+from engines.codeprm.findings import ImportAliases, bound_constant, call_keywords, dotted_name, module_constants
 from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import last_name as _last
 from engines.codeprm.findings import string_built as _string_built
@@ -183,6 +183,7 @@ class ApiRules(ImportAliases):
         self.argv_names: dict[str, ast.AST] = {}  # names bound to a shell argv list
         self.weak_rngs: set[str] = set()  # names bound to a non-cryptographic generator instance
         self.unauth_connections = False  # a multiprocessing.connection Listener/Client without authkey was made
+        self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
 
     def hit(self, node: ast.AST, cwe: int, rule: str, msg: str) -> None:
         self.findings.append((node.lineno, cwe, f"rule:{rule}", msg))
@@ -289,6 +290,9 @@ class ApiRules(ImportAliases):
         lit = _const_str(node)
         if lit and _SECRET_SHAPES.search(lit):
             self.hit(node, 798, "secret-literal", "the literal looks like a real key, token or password-bearing URL")
+        # an HTML template that prints a value raw: bottle {{!x}}, mustache / handlebars {{{x}}}
+        if lit and "<" in lit and ">" in lit and re.search(r"\{\{!\s*\w|\{\{\{\s*\w", lit):
+            self.hit(node, 79, "template-raw-output", "the HTML template prints a value without escaping ({{!...}} / {{{...}}})")
         if lit and re.search(r"(Unsalted)?(MD5|SHA1)PasswordHasher|UnsaltedSHA1|CryptPasswordHasher", lit):
             self.hit(node, 328, "weak-password-hash", "a broken password hasher is configured")
 
@@ -306,7 +310,8 @@ class ApiRules(ImportAliases):
             stamp = full in ("time.time", "time.time_ns", "os.getpid") and (
                 _string_built(value) or (isinstance(value, ast.Call) and _last(value.func) in ("str", "format", "hex")))
             weak = (full.startswith(("np.random.", "numpy.random.", "random.Random", "Random(")) or on_weak_rng or
-                    full in ("uuid.uuid1", "uuid1", "ObjectId", "bson.ObjectId") or
+                    full in ("uuid.uuid1", "uuid1", "uuid.uuid3", "uuid3", "uuid.uuid5", "uuid5", "ObjectId",
+                             "bson.ObjectId") or
                     (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
                     (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS)) and "SystemRandom" not in full
             # a clock reading is a secret only when it is bound to a secret's name
@@ -337,9 +342,12 @@ class ApiRules(ImportAliases):
         rfull = self.resolved(full)
         parts = set(full.replace("()", "").split(".")) | set(rfull.replace("()", "").split("."))
         args = list(node.args)
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        # ---- 78: a shell reached through an argv list, or asyncio's shell launcher
-        if self._shell_argv(_argv_of(last, args, kw)):
+        kw = call_keywords(node, self.consts)
+        # ---- 78: a shell reached through an argv list, or asyncio's shell launcher; the sh
+        # package runs sh.bash("-c", cmd) as the argv ["bash", "-c", cmd]
+        if self._shell_argv(_argv_of(last, args, kw)) or (
+                rfull.split(".")[0] == "sh" and full.count(".") == 1 and last in SHELLS and
+                self._shell_argv(ast.List(elts=[ast.Constant(last)] + args, ctx=ast.Load()))):
             self.hit(node, 78, "shell-argv", "a shell (sh -c) runs a command string built at run time")
         if last == "create_subprocess_shell" and args and _const_str(args[0]) is None:
             self.hit(node, 78, "subprocess-shell", "asyncio runs a non-literal command through the shell")
@@ -410,8 +418,9 @@ class ApiRules(ImportAliases):
             if isinstance(a, ast.Attribute) and a.attr in OLD_TLS and ("ssl" in dotted_name(a) or "SSL" in dotted_name(a)):
                 self.hit(node, 327, "old-tls", f"{a.attr} is an obsolete TLS/SSL version")
         for k, v in kw.items():
+            v = bound_constant(v, self.consts)  # validate_cert=self.VERIFY_TLS with VERIFY_TLS = False
             if k in ("verify", "verify_ssl", "ssl", "check_hostname", "validate_certs", "verify_certs", "ssl_verify",
-                     "tls_verify") and isinstance(v, ast.Constant) and v.value is False:
+                     "tls_verify", "validate_cert", "verify_cert") and isinstance(v, ast.Constant) and v.value is False:
                 self.hit(node, 295, "tls-no-verify", f"{k}=False turns TLS certificate checks off")
             if _TLS_OFF_WHEN_TRUE.search(k) and isinstance(v, ast.Constant) and v.value is True:
                 self.hit(node, 295, "tls-no-verify", f"{k}=True turns TLS certificate checks off")
@@ -608,6 +617,7 @@ def rule_findings_tree(tree: ast.AST) -> list[tuple[int, int, str, str]]:
     [(328, 'rule:weak-kdf-hash')]
     """
     v = ApiRules()
+    v.consts = module_constants(tree)
     try:
         v.visit(tree)
     except RecursionError:

@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from engines.codeprm.findings import ImportAliases, last_name
+from engines.codeprm.findings import ImportAliases, call_keywords, last_name, module_constants
 from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import dotted_name as _name
 from engines.codeprm.findings import string_built as _string_built
@@ -228,6 +228,8 @@ class _Taint(ImportAliases):
         self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
+        self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
+        self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
 
     # -- sources and propagation
     def is_source(self, node: ast.AST) -> bool:
@@ -270,6 +272,8 @@ class _Taint(ImportAliases):
             return node.id in self.tainted or (weak and node.id in self.weak)
         if isinstance(node, (ast.Lambda, ast.Constant)) or _typed_field(node):
             return False
+        if isinstance(node, ast.IfExp):  # "DESC" if request.args.get("dir") == "desc" else "ASC": the test picks, it is not the value
+            return self.tainted_expr(node.body, weak) or self.tainted_expr(node.orelse, weak)
         if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
             # ",".join("?" for _ in ids) carries no data: only the elements count, and a loop
             # variable only when its iterable is tainted
@@ -380,6 +384,7 @@ class _Taint(ImportAliases):
         self._assign(node.targets, node.value)
         v = node.value
         bound = [n for t in node.targets for n in self._targets(t)]
+        (self.archives.update if self._archive(v) else self.archives.difference_update)(bound)
         if isinstance(v, ast.Call):
             rv = self.resolved(_name(v.func))
             (self.frames.update if rv.startswith("pandas.") else self.frames.difference_update)(bound)
@@ -387,11 +392,11 @@ class _Taint(ImportAliases):
              self.restricted.difference_update)(bound)
         if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLPullParser", "XMLParser") and \
                 not any(m in self.resolved(_name(v.func)).lower() for m in ("defused", "safe")):
-            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            r = call_keywords(v, self.consts).get("resolve_entities")
             if not (isinstance(r, ast.Constant) and r.value is False):
                 self.xml_feeds.update(n for t in node.targets for n in self._targets(t))
         if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLParser", "makeparser"):
-            r = {k.arg: k.value for k in v.keywords}.get("resolve_entities")
+            r = call_keywords(v, self.consts).get("resolve_entities")
             if isinstance(r, ast.Constant) and r.value is False:
                 self.safe_parsers.update(n for t in node.targets for n in self._targets(t))
 
@@ -424,10 +429,16 @@ class _Taint(ImportAliases):
             self.weak.discard(n)
         self.generic_visit(node)
 
+    def _archive(self, value: ast.AST | None) -> bool:
+        return isinstance(value, ast.Call) and (last_name(value.func) in ("ZipFile", "PyZipFile", "TarFile") or
+                                                self.resolved(_name(value.func)) == "tarfile.open")
+
     def visit_With(self, node: ast.With) -> None:
         for item in node.items:
             if item.optional_vars is not None:
                 self._spread(self._targets(item.optional_vars), item.context_expr)
+                if self._archive(item.context_expr):
+                    self.archives.update(self._targets(item.optional_vars))
         self.generic_visit(node)
 
     visit_AsyncWith = visit_With
@@ -577,7 +588,7 @@ class _Taint(ImportAliases):
         if last == "open" and (mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio", "PIL") or
                                _name(node.func) == "Image.open"):
             return bool(args) and self.tainted_expr(args[0])
-        if last in _PATH_CALLS:
+        if last in _PATH_CALLS or (last in ("file", "file_stream") and "response" in self.resolved(_name(node.func))):
             return any(self.tainted_expr(a) for a in args[:2])
         if (last in _WRITER_METHODS and isinstance(node.func, ast.Attribute)) or (last == "connect" and mod == "sqlite3"):
             dest = args[0] if args else next((k.value for k in node.keywords if k.arg in ("path", "path_or_buf",
@@ -592,7 +603,7 @@ class _Taint(ImportAliases):
             pathish = isinstance(recv, ast.BinOp) and isinstance(recv.op, ast.Div) or (
                 isinstance(recv, ast.Call) and _name(recv.func).split(".")[-1] in ("Path", "PurePath"))
             return (pathish or isinstance(recv, ast.Name)) and self.tainted_expr(recv) and \
-                not (isinstance(recv, ast.Name) and recv.id in ("self", "cls"))
+                not (isinstance(recv, ast.Name) and recv.id in {"self", "cls"} | self.archives)
         return False
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -601,7 +612,7 @@ class _Taint(ImportAliases):
         fn = node.func
         full = _name(fn)
         args = list(node.args)
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        kw = call_keywords(node, self.consts)
         rfull = self.resolved(full)
         c = _CallSite(node, fn, full, rfull, rfull.split(".")[0] if "." in rfull else "",
                       last_name(fn),
@@ -647,6 +658,9 @@ class _Taint(ImportAliases):
         if last == "text" and ("sqlalchemy" in c.rfull or c.mod in ("sa", "")) and first is not None and \
                 not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
             self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
+        if last == "SQL" and ("psycopg" in c.rfull or c.mod == "sql") and first is not None and \
+                not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
+            self._hit(node, 89, "taint:sql", "sql.SQL() marks user input as trusted SQL text (use sql.Identifier / placeholders)")
         if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
                     "RawSQL", "extra") and first is not None:
             built = _string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
@@ -733,6 +747,8 @@ class _Taint(ImportAliases):
         if ((last == "connect" and c.rfull.startswith("websockets")) or last == "ws_connect") and first is not None \
                 and self.host_dynamic(first, weak=True):
             self._hit(node, 918, "taint:ssrf", "a websocket is opened to a URL from the caller")
+        if last in ("PyJWKClient", "JWKClient") and first is not None and self.host_dynamic(first, weak=True):
+            self._hit(node, 918, "taint:ssrf", "the key set is fetched from a URL the caller (or the token's jku) chose")
         if last in ("HTTPConnection", "HTTPSConnection", "create_connection", "SMTP", "SMTP_SSL", "FTP", "FTP_TLS",
                     "Telnet") and first is not None and self.tainted_expr(first):
             self._hit(node, 918, "taint:ssrf", "a connection is opened to a user-supplied host")
@@ -795,7 +811,7 @@ class _Taint(ImportAliases):
             self.safe_default_parser = isinstance(r, ast.Constant) and r.value is False
         parser = args[1] if len(args) > 1 else kw.get("parser")
         own_opts = isinstance(kw.get("resolve_entities"), ast.Constant) and kw["resolve_entities"].value is False
-        safe_parser = (isinstance(parser, ast.Name) and parser.id in self.safe_parsers) or (
+        safe_parser = (isinstance(parser, (ast.Name, ast.Attribute)) and _name(parser) in self.safe_parsers) or (
             parser is None and self.safe_default_parser and "lxml" in xfull) or (own_opts and last != "XMLParser")
         if last in ("fromstring", "parseString", "XML", "parse", "XMLParser", "iterparse", "XMLID") and \
                 any(m in xfull for m in ("etree", "minidom", "xml", "ET", "sax", "pulldom", "lxml", "ElementTree")) and \
@@ -821,6 +837,7 @@ def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
     [(78, 'taint:os-command'), (0, 'taint:dynamic-string')]
     """
     t = _Taint()
+    t.consts = module_constants(tree)
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
     dyn = [(ln, 0, MARK_DYNAMIC, "", "taint") for ln in sorted(t.dynamic_lines)]
