@@ -52,7 +52,9 @@ style: a second blind test of the round-5 system.
 ``--variant w``: variants w and x (heldout_w.py), by a ninth independent author in the same
 style: the blind test of the round-6 system.
 ``--variant y``: variants y and z (heldout_y.py), by a tenth independent author in the same
-style: the blind test of the round-7 (current) system.
+style: the blind test of the round-7 system.
+``--variant aa``: variants aa and ab (heldout_aa.py), by an eleventh independent author in the
+same style: the blind test of the round-8 (current) system.
 """
 from __future__ import annotations
 
@@ -237,7 +239,8 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209),
             "n": ("heldout_n", "TEMPLATES_N", 20261211), "p": ("heldout_p", "TEMPLATES_P", 20261213),
             "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218),
-            "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222)}
+            "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222),
+            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:
