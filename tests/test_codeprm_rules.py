@@ -3,8 +3,8 @@
 Each vulnerable row must be flagged with its CWE family; each fixed row must come out clean.
 The first batch was written with the rules (2026-12-01), before the blind variants f/g and h/i
 were seen; the second batch after f/g's one evaluation, the third after j/k's, the fourth after
-l/m's, the fifth after n/o's and p/q's, the sixth after r/s's and t/u's, the seventh after w/x's and
-the eighth after y/z's (some rows are failures of those variants in other words).
+l/m's, the fifth after n/o's and p/q's, the sixth after r/s's and t/u's, the seventh after w/x's,
+the eighth after y/z's and the ninth after aa/ab's (some rows are failures of those variants in other words).
 """
 from __future__ import annotations
 
@@ -191,6 +191,18 @@ VULNERABLE = [
     (79, "from bottle import template\nROW = '<tr><td>{{!name}}</td></tr>'\ndef row(name):\n    return template(ROW, name=name)\n"),
     (79, "import pystache\nPAGE = '<p>{{{bio}}}</p>'\ndef page(bio):\n    return pystache.render(PAGE, {'bio': bio})\n"),
     (918, "from jwt import PyJWKClient\nimport jwt\ndef key_for(token):\n    jku = jwt.get_unverified_header(token)['jku']\n    return PyJWKClient(jku).get_signing_key_from_jwt(token)\n"),
+    # ninth batch (after aa/ab's one evaluation): the same idioms in other words
+    (78, "from kubernetes.stream import stream\ndef run(api, pod, ns, arg):\n    return stream(api.connect_get_namespaced_pod_exec, pod, ns, command=['sh', '-c', 'ls ' + arg])\n"),
+    (78, "from crontab import CronTab\ndef schedule(user, target):\n    cron = CronTab(user=user)\n    cron.new(command='rsync -a /data ' + target)\n    cron.write()\n"),
+    (328, "from sqlalchemy_utils import PasswordType\nfrom sqlalchemy import Column\npassword = Column(PasswordType(schemes=['md5_crypt']))\n"),
+    (328, "def sign(key, data):\n    return key.sign(data, algorithm='rsa-sha1')\n"),
+    (502, "import pickle\nfrom kafka import KafkaConsumer\ndef consume(topic):\n    return KafkaConsumer(topic, value_deserializer=pickle.loads)\n"),
+    (502, "from gensim.models import Word2Vec\ndef load(path):\n    return Word2Vec.load(path)\n"),
+    (327, "import ldap\ndef connect(uri):\n    ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_ALLOW)\n    return ldap.initialize(uri)\n"),
+    (327, "import pyminizip\ndef pack(src, dst, secret):\n    pyminizip.compress(src, None, dst, secret, 5)\n"),
+    (22, "import zipfile, os\nfrom flask import request\ndef bundle():\n    with zipfile.ZipFile('/tmp/out.zip', 'w') as z:\n        for name in request.json['files']:\n            z.write(os.path.join('/srv/docs', name))\n"),
+    (79, "import string\nfrom flask import request\nPAGE = string.Template('<p>Hello $who</p>')\ndef hi():\n    return PAGE.substitute(who=request.args['who'])\n"),
+    (79, "from http.server import BaseHTTPRequestHandler\nclass H(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.wfile.write(f'<p>{self.path}</p>'.encode())\n"),
 ]
 
 FIXED = [
@@ -317,6 +329,16 @@ FIXED = [
     "from lxml import etree\nclass Reader:\n    OPTS = {'resolve_entities': False, 'no_network': True}\n    def __init__(self):\n        self.parser = etree.XMLParser(**self.OPTS)\n    def read(self, data):\n        return etree.fromstring(data, self.parser)\n",
     "from bottle import template\nROW = '<tr><td>{{name}}</td></tr>'\ndef row(name):\n    return template(ROW, name=name)\n",
     "from jwt import PyJWKClient\nJWKS = 'https://login.example/.well-known/jwks.json'\ndef key_for(token):\n    return PyJWKClient(JWKS).get_signing_key_from_jwt(token)\n",
+    # ninth batch (after aa/ab's one evaluation)
+    "from kubernetes.stream import stream\ndef run(api, pod, ns, arg):\n    return stream(api.connect_get_namespaced_pod_exec, pod, ns, command=['ls', '--', arg])\n",
+    "import shlex\nfrom crontab import CronTab\ndef schedule(user, target):\n    cron = CronTab(user=user)\n    cron.new(command='rsync -a /data ' + shlex.quote(target))\n    cron.write()\n",
+    "from sqlalchemy_utils import PasswordType\nfrom sqlalchemy import Column\npassword = Column(PasswordType(schemes=['argon2', 'pbkdf2_sha512']))\n",
+    "import json\nfrom kafka import KafkaConsumer\ndef consume(topic):\n    return KafkaConsumer(topic, value_deserializer=json.loads)\n",
+    "from gensim.models import KeyedVectors\ndef load(path):\n    return KeyedVectors.load_word2vec_format(path, binary=True)\n",
+    "import ldap\ndef connect(uri):\n    ldap.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_DEMAND)\n    return ldap.initialize(uri)\n",
+    "import string, html\nfrom flask import request\nPAGE = string.Template('<p>Hello $who</p>')\ndef hi():\n    return PAGE.substitute(who=html.escape(request.args['who']))\n",
+    "import mistune\nfrom markupsafe import Markup\nrender_md = mistune.create_markdown(escape=True)\ndef md(text):\n    return Markup(render_md(text))\n",
+    "import zipfile\nfrom flask import request\ndef manifest():\n    with zipfile.ZipFile(request.files['pkg']) as z:\n        return z.read('manifest.json')\n",
 ]
 
 

@@ -87,8 +87,9 @@ def dotted_name(node: ast.AST) -> str:
 
 
 def module_constants(tree: ast.AST) -> dict[str, ast.AST]:
-    """Literals bound by name at module or class level (``VERIFY_TLS = False``, ``OPTS = {...}``):
-    what a later ``self.VERIFY_TLS`` or ``**OPTS`` stands for. Function bodies are not read.
+    """Literals bound by name at module or class level (``VERIFY_TLS = False``, ``OPTS = {...}``,
+    or one call on a literal: ``PAGE = string.Template("<h1>$t</h1>")``): what a later
+    ``self.VERIFY_TLS``, ``**OPTS`` or ``PAGE.substitute`` stands for. Function bodies are not read.
 
     >>> sorted(module_constants(ast.parse("A = 1\\nclass C:\\n    B = {'x': 1}\\ndef f():\\n    D = 2")))
     ['A', 'B']
@@ -100,7 +101,8 @@ def module_constants(tree: ast.AST) -> dict[str, ast.AST]:
         if isinstance(st, ast.ClassDef):
             todo.extend(st.body)
         elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
-                isinstance(st.value, (ast.Constant, ast.Dict)):
+                (isinstance(st.value, (ast.Constant, ast.Dict)) or (
+                    isinstance(st.value, ast.Call) and len(st.value.args) == 1 and const_str(st.value.args[0]) is not None)):
             out[st.targets[0].id] = st.value
     return out
 

@@ -157,9 +157,12 @@ def _argv_of(last: str, args: list[ast.AST], kw: dict[str, ast.AST]) -> ast.AST 
         return args[2] if len(args) > 2 else None
     if last in ("spawnl", "spawnlp", "spawnle"):
         return ast.List(elts=args[2:], ctx=ast.Load())
-    # any other launcher (container exec_run, remote runners, task helpers) handed an argv list
-    cand = args[0] if args else kw.get("cmd", kw.get("command"))
-    return cand if isinstance(cand, (ast.List, ast.Tuple)) else None
+    # any other launcher (container exec_run, remote runners, kubernetes exec streams, task helpers)
+    # handed an argv list, first or as command= / cmd=
+    for cand in args[:1] + [kw.get("cmd"), kw.get("command")]:
+        if isinstance(cand, (ast.List, ast.Tuple)):
+            return cand
+    return None
 
 
 def _target_names(t: ast.AST) -> list[str]:
@@ -356,8 +359,9 @@ class ApiRules(ImportAliases):
         if args and _string_built(args[0]) and _SHELL_C.match(_leading_literal(args[0])):
             self.hit(node, 78, "shell-string", "a command string built at run time is run by `sh -c`")
         # ---- 328: a CRC keyed with a secret is no MAC
-        if last in ("sign", "verify", "sign_hash") and any((_const_str(a) or "").upper().replace("-", "") in ("SHA1", "MD5")
-                                                          for a in args[1:] + list(kw.values())):
+        if last in ("sign", "verify", "sign_hash") and any(
+                re.fullmatch(r"((rsa|ecdsa|dsa|hmac)-?)?(sha-?1|md5)", (_const_str(a) or "").lower())
+                for a in args[1:] + list(kw.values())):  # "SHA1", dkim signature_algorithm=b"rsa-sha1"
             self.hit(node, 328, "weak-hash", "the signature is computed over a broken hash (SHA-1 / MD5)")
         if parts & _NON_CRYPTO_HASH_MODULES and any(
                 _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
@@ -428,6 +432,11 @@ class ApiRules(ImportAliases):
                     k in ("cert_reqs", "verify_mode", "ssl_cert_reqs", "tls_cert_reqs") and (
                         (_const_str(v) or "").lower() == "none" or (isinstance(v, ast.Constant) and v.value is None))):
                 self.hit(node, 295, "tls-no-verify", "certificates are not checked (CERT_NONE)")
+        if any(isinstance(a, ast.Attribute) and a.attr in ("OPT_X_TLS_NEVER", "OPT_X_TLS_ALLOW") for a in args):
+            self.hit(node, 295, "tls-no-verify", "the LDAP client does not check the server certificate")
+        if last.startswith("compress") and rfull.startswith("pyminizip") and len(args) > 3 and \
+                not (isinstance(args[3], ast.Constant) and args[3].value is None):
+            self.hit(node, 327, "weak-cipher", "pyminizip encrypts with ZipCrypto, which is broken (use AES, e.g. pyzipper)")
         if last in ("_create_unverified_context", "_create_stdlib_context"):
             self.hit(node, 295, "tls-no-verify", "an unverified TLS context skips certificate checks")
         if last == "decode" and "jwt" in parts:
@@ -498,6 +507,13 @@ class ApiRules(ImportAliases):
             self.hit(node, 502, "unsafe-deserialise", "skops trusts every type the file names: it can run code from the data")
         if last == "SqliteDict" and "decode" not in kw:
             self.hit(node, 502, "unsafe-deserialise", "SqliteDict unpickles its values unless given another decode")
+        # a deserializer callback that is pickle (kafka value_deserializer=pickle.loads, loads=dill.loads)
+        for k, v in kw.items():
+            if isinstance(v, ast.Attribute) and v.attr in ("loads", "load") and \
+                    dotted_name(v.value) in ("pickle", "cPickle", "dill", "cloudpickle", "marshal", "jsonpickle"):
+                self.hit(node, 502, "unsafe-deserialise", f"{k}={dotted_name(v)}: every message is unpickled")
+        if last == "load" and "gensim" in rfull:  # gensim models and KeyedVectors are pickles
+            self.hit(node, 502, "unsafe-deserialise", f"{full} unpickles the model file")
         if last == "read_pickle":
             self.hit(node, 502, "unsafe-deserialise", "read_pickle unpickles arbitrary objects")
         if last == "load" and parts & {"np", "numpy"} and isinstance(kw.get("allow_pickle"), ast.Constant) and \
@@ -556,7 +572,7 @@ class ApiRules(ImportAliases):
             if isinstance(exts, (ast.List, ast.Tuple)) and not any(
                     (_const_str(e) or "").lower().lstrip(".") in ("html", "htm") for e in exts.elts):
                 self.hit(node, 79, "jinja-no-autoescape", "autoescape is on for some extensions only: HTML templates are not escaped")
-        if last == "CryptContext":
+        if last in ("CryptContext", "PasswordType"):  # passlib contexts, sqlalchemy_utils PasswordType(schemes=[...])
             schemes = kw.get("schemes") or (args[0] if args else None)
             weak = [(_const_str(e) or "") for e in getattr(schemes, "elts", [])]
             if any(w.lower() in WEAK_PASSLIB for w in weak):

@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from engines.codeprm.findings import ImportAliases, call_keywords, last_name, module_constants
+from engines.codeprm.findings import ImportAliases, bound_constant, call_keywords, last_name, module_constants
 from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import dotted_name as _name
 from engines.codeprm.findings import string_built as _string_built
@@ -230,6 +230,7 @@ class _Taint(ImportAliases):
         self.findings: list[tuple[int, int, str, str]] = []
         self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
+        self.escapers: set[str] = set()  # names bound to a renderer made with escape=True (mistune.create_markdown)
 
     # -- sources and propagation
     def is_source(self, node: ast.AST) -> bool:
@@ -240,6 +241,10 @@ class _Taint(ImportAliases):
             if full in ("os.environ", "sys.argv", "environ", "argv"):
                 return True
         if isinstance(node, ast.Subscript) and _name(node.value) in ("os.environ", "sys.argv", "environ", "argv"):
+            return True
+        # http.server / socketserver handlers: the request line and headers are the client's
+        if isinstance(node, ast.Attribute) and _name(node) in ("self.path", "self.headers", "self.requestline") and \
+                self.classes and any(_name(b).endswith("RequestHandler") for b in self.classes[-1].bases):
             return True
         if isinstance(node, ast.Call):
             fn = node.func
@@ -385,6 +390,9 @@ class _Taint(ImportAliases):
         v = node.value
         bound = [n for t in node.targets for n in self._targets(t)]
         (self.archives.update if self._archive(v) else self.archives.difference_update)(bound)
+        escaping = isinstance(v, ast.Call) and any(k.arg == "escape" and isinstance(k.value, ast.Constant) and
+                                                  k.value.value is True for k in v.keywords)
+        (self.escapers.update if escaping else self.escapers.difference_update)(bound)
         if isinstance(v, ast.Call):
             rv = self.resolved(_name(v.func))
             (self.frames.update if rv.startswith("pandas.") else self.frames.difference_update)(bound)
@@ -596,6 +604,9 @@ class _Taint(ImportAliases):
             return dest is not None and self.tainted_expr(dest)
         if (last in _OS_PATH_CALLS and mod == "os") or (last in _SHUTIL_PATH_CALLS and mod == "shutil"):
             return any(self.tainted_expr(a) for a in args[:2])
+        if last == "write" and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and \
+                node.func.value.id in self.archives and args:  # ZipFile.write(path) reads that file into the archive
+            return self.tainted_expr(args[0])
         if last == "save" and isinstance(node.func, ast.Attribute) and args:  # an upload saved under its own name
             return self.tainted_expr(node.func.value) and self.tainted_expr(args[0])
         if last in _PATH_METHODS and isinstance(node.func, ast.Attribute) and mod not in ("os", "shutil", "io"):
@@ -649,6 +660,8 @@ class _Taint(ImportAliases):
             self._hit(node, 78, "taint:remote-command", "ssh runs a command string built from input on the remote shell")
         if self._built_taint(kw.get("bash_command"), weak=True):
             self._hit(node, 78, "taint:os-command", "a bash_command built from input runs in a shell")
+        if last == "new" and self._built_taint(kw.get("command"), weak=True):  # python-crontab: cron runs it with sh
+            self._hit(node, 78, "taint:os-command", "a cron job's shell command is built from input")
         if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
 
@@ -706,10 +719,17 @@ class _Taint(ImportAliases):
     def _html_sinks(self, c: _CallSite) -> None:
         """CWE-79: unescaped input in HTML bodies, values marked safe, raw-HTML switches."""
         node, full, last, first, kw = c.node, c.full, c.last, c.first, c.kw
+        tpl = bound_constant(c.fn.value, self.consts) if isinstance(c.fn, ast.Attribute) else None
+        if last in ("substitute", "safe_substitute") and isinstance(tpl, ast.Call) and last_name(tpl.func) == "Template" \
+                and _html_consts(tpl) and any(self.tainted_expr(v) for v in list(kw.values()) + c.args):
+            self._hit(node, 79, "taint:template", "user input is substituted into an HTML string.Template without escaping")
         if last == "format_html" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 79, "taint:template", "format_html is given a pre-built string: its input is not escaped")
         if last in _HTML_SINKS or (last == "html" and "response" in c.rfull):  # sanic.response.html
             cands = c.args[:1] + [kw[k] for k in ("text", "body", "content", "html") if k in kw]
+            # page.encode() / f"...".encode("utf-8") is the same HTML as bytes
+            cands = [x.func.value if isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and
+                     x.func.attr == "encode" else x for x in cands]
             ctype = next((_const_str_of(kw[k]) for k in ("content_type", "mimetype", "media_type") if k in kw), None)
             html_default = last in ("HttpResponse", "HTMLResponse", "make_response", "write", "finish", "html")
             on_self = full.startswith("self.") or last not in ("write", "finish")
@@ -720,7 +740,8 @@ class _Taint(ImportAliases):
             marked_safe = last in _MARKED_SAFE and first is not None and (last != "raw" or "dominate" in c.rfull) and (
                 self.tainted_expr(first) or (last in ("NotStr", "raw") and self._built_taint(first, weak=True)) or
                 (last == "raw" and not isinstance(first, ast.Constant) and self.tainted_expr(first, weak=True)))
-            if last in ("Markup", "mark_safe", "SafeString") and first is not None and not _raw_value(first):
+            if last in ("Markup", "mark_safe", "SafeString") and first is not None and (not _raw_value(first) or (
+                    isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id in self.escapers)):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
