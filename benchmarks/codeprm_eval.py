@@ -54,7 +54,9 @@ style: the blind test of the round-6 system.
 ``--variant y``: variants y and z (heldout_y.py), by a tenth independent author in the same
 style: the blind test of the round-7 system.
 ``--variant aa``: variants aa and ab (heldout_aa.py), by an eleventh independent author in the
-same style: the blind test of the round-8 (current) system.
+same style: the blind test of the round-8 system.
+``--variant ac``: variants ac and ad (heldout_ac.py), by a twelfth independent author in the
+same style: the blind test of the round-9 (current) system.
 """
 from __future__ import annotations
 
@@ -240,7 +242,7 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "n": ("heldout_n", "TEMPLATES_N", 20261211), "p": ("heldout_p", "TEMPLATES_P", 20261213),
             "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218),
             "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222),
-            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224)}
+            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

@@ -1,5 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
-t/u, w/x, y/z, aa/ab): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+t/u, w/x, y/z, aa/ab, ac/ad): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is training data in the default build (`codeprm_dataset.py
 --extra-train` is an experiment switch, off by default)."""
@@ -31,7 +31,8 @@ BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j",
          ("l", ("l", "m"), "validation"), ("n", ("n", "o"), "validation"),
          ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "validation"),
          ("t", ("t", "u"), "validation"), ("w", ("w", "x"), "validation"),
-         ("y", ("y", "z"), "validation"), ("aa", ("aa", "ab"), "test")]
+         ("y", ("y", "z"), "validation"), ("aa", ("aa", "ab"), "validation"),
+         ("ac", ("ac", "ad"), "test")]
 
 
 def _module(x: str):

@@ -1,6 +1,7 @@
 '''Blind template variants "aa" and "ab": two fresh TEST variants, for evaluation only.
 
-Status: the blind test of the round-8 (current) system, evaluated once (2026-12-01 12:43 UTC).
+Status: the blind test of the round-8 system, evaluated once (2026-12-01 12:43 UTC); validation
+data since (VAL hosts in scripts/codeprm_select.py; the round-9 analysers were fixed on it).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark
