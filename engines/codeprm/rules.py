@@ -301,6 +301,9 @@ class ApiRules(ImportAliases):
 
     # ------------------------------------------------------------ generators in a secret context
     def _weak_random(self, value: ast.AST, names: list[str], node: ast.AST) -> None:
+        # a string printed from the clock or the process id in a secret's context (its name, the
+        # function's or a decorator's) is guessable; a bare clock reading only under a secret's name
+        printed = _string_built(value) or (isinstance(value, ast.Call) and _last(value.func) in ("str", "format", "hex"))
         for sub in ast.walk(value):
             if not isinstance(sub, ast.Call):
                 continue
@@ -308,16 +311,12 @@ class ApiRules(ImportAliases):
             on_weak_rng = isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name) and \
                 sub.func.value.id in self.weak_rngs
             clock = full in ("time.time", "time.time_ns")
-            # a string printed from the clock or the process id in a secret's context (its name,
-            # the function's or a decorator's) is guessable
-            stamp = full in ("time.time", "time.time_ns", "os.getpid") and (
-                _string_built(value) or (isinstance(value, ast.Call) and _last(value.func) in ("str", "format", "hex")))
+            stamp = printed and (clock or full == "os.getpid")
             weak = (full.startswith(("np.random.", "numpy.random.", "random.Random", "Random(")) or on_weak_rng or
                     full in ("uuid.uuid1", "uuid1", "uuid.uuid3", "uuid3", "uuid.uuid5", "uuid5", "ObjectId",
                              "bson.ObjectId") or
                     (full.split(".")[0].lower() in ("faker", "fake") and full.endswith((".password", ".pystr"))) or
                     (full.startswith("random.") and full.split(".")[-1] in _RANDOM_FUNCS)) and "SystemRandom" not in full
-            # a clock reading is a secret only when it is bound to a secret's name
             if ((weak or stamp) and self._secret_context(names)) or (
                     clock and any(set(_words(n)) & _SECRET_CONTEXT for n in names)):
                 self.hit(node, 338, "weak-random", f"{full}() is predictable; secrets need the secrets module")

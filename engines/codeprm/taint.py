@@ -223,8 +223,8 @@ class _Taint(ImportAliases):
         self.vetted_lines: set[int] = set()  # exec/eval/mark_safe lines whose argument is literal or sanitised
         self.frames: set[str] = set()  # names bound to a pandas object (its query/eval run expressions)
         self.restricted: set[str] = set()  # names bound to code compiled by RestrictedPython
-        self.defused_xmlrpc = False
-        self.bash_tasks: list[bool] = []  # per enclosing function: an Airflow @task.bash (it returns a command)  # defusedxml.xmlrpc.monkey_patch() hardened xmlrpc's parser
+        self.defused_xmlrpc = False  # defusedxml.xmlrpc.monkey_patch() hardened xmlrpc's parser
+        self.bash_tasks: list[bool] = []  # per enclosing function: an Airflow @task.bash (it returns a command)
         self.origin: dict[str, set[str]] = {}  # name -> the names its value was computed from
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
@@ -393,20 +393,20 @@ class _Taint(ImportAliases):
         escaping = isinstance(v, ast.Call) and any(k.arg == "escape" and isinstance(k.value, ast.Constant) and
                                                   k.value.value is True for k in v.keywords)
         (self.escapers.update if escaping else self.escapers.difference_update)(bound)
-        if isinstance(v, ast.Call):
-            rv = self.resolved(_name(v.func))
-            (self.frames.update if rv.startswith("pandas.") else self.frames.difference_update)(bound)
-            (self.restricted.update if last_name(v.func).startswith("compile_restricted") else
-             self.restricted.difference_update)(bound)
-        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLPullParser", "XMLParser") and \
-                not any(m in self.resolved(_name(v.func)).lower() for m in ("defused", "safe")):
-            r = call_keywords(v, self.consts).get("resolve_entities")
-            if not (isinstance(r, ast.Constant) and r.value is False):
-                self.xml_feeds.update(n for t in node.targets for n in self._targets(t))
-        if isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in ("XMLParser", "makeparser"):
-            r = call_keywords(v, self.consts).get("resolve_entities")
-            if isinstance(r, ast.Constant) and r.value is False:
-                self.safe_parsers.update(n for t in node.targets for n in self._targets(t))
+        if not isinstance(v, ast.Call):
+            self.frames.difference_update(bound)
+            self.restricted.difference_update(bound)
+            return
+        rv, last = self.resolved(_name(v.func)), last_name(v.func)
+        (self.frames.update if rv.startswith("pandas.") else self.frames.difference_update)(bound)
+        (self.restricted.update if last.startswith("compile_restricted") else self.restricted.difference_update)(bound)
+        r = call_keywords(v, self.consts).get("resolve_entities")
+        entities_off = isinstance(r, ast.Constant) and r.value is False
+        if last in ("XMLPullParser", "XMLParser") and not any(m in rv.lower() for m in ("defused", "safe")) and \
+                not entities_off:
+            self.xml_feeds.update(bound)
+        if last in ("XMLParser", "makeparser") and entities_off:
+            self.safe_parsers.update(bound)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.generic_visit(node)
@@ -591,12 +591,13 @@ class _Taint(ImportAliases):
             return node.id in self.html
         return _string_built(node) and self.tainted_expr(node) and _html_consts(node)
 
-    def _path_sink(self, node: ast.Call, last: str, mod: str, args: list[ast.AST]) -> bool:
+    def _path_sink(self, c: _CallSite) -> bool:
         """A file-system call whose path (an argument, or the Path it is a method of) is tainted."""
+        node, last, mod, args = c.node, c.last, c.mod, c.args
         if last == "open" and (mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio", "PIL") or
                                _name(node.func) == "Image.open"):
             return bool(args) and self.tainted_expr(args[0])
-        if last in _PATH_CALLS or (last in ("file", "file_stream") and "response" in self.resolved(_name(node.func))):
+        if last in _PATH_CALLS or (last in ("file", "file_stream") and "response" in c.rfull):
             return any(self.tainted_expr(a) for a in args[:2])
         if (last in _WRITER_METHODS and isinstance(node.func, ast.Attribute)) or (last == "connect" and mod == "sqlite3"):
             dest = args[0] if args else next((k.value for k in node.keywords if k.arg in ("path", "path_or_buf",
@@ -802,7 +803,7 @@ class _Taint(ImportAliases):
 
     def _path_sinks(self, c: _CallSite) -> None:
         """CWE-22: a file-system call on a path that came from outside."""
-        if self._path_sink(c.node, c.last, c.mod, c.args):
+        if self._path_sink(c):
             self._hit(c.node, 22, "taint:path", "a user-controlled path reaches the file system")
 
     def _deserialise_sinks(self, c: _CallSite) -> None:
