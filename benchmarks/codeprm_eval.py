@@ -57,6 +57,11 @@ style: the blind test of the round-7 system.
 same style: the blind test of the round-8 system.
 ``--variant ac``: variants ac and ad (heldout_ac.py), by a twelfth independent author in the
 same style: the blind test of the round-9 (current) system.
+``--variant ae`` / ``ag`` / ``ai``: variants ae/af, ag/ah and ai/aj (heldout_ae/ag/ai.py), the
+"realistic" protocol: three more independent authors, each asked for the code a coding assistant
+typically writes in one domain (web apps and APIs; internal tools, scripts and pipelines; a mix),
+with no instruction to differ from earlier variants, none of which they saw. Blind tests of the
+same frozen round-9 system, each evaluated once.
 """
 from __future__ import annotations
 
@@ -242,7 +247,9 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "n": ("heldout_n", "TEMPLATES_N", 20261211), "p": ("heldout_p", "TEMPLATES_P", 20261213),
             "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218),
             "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222),
-            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226)}
+            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226),
+            "ae": ("heldout_ae", "TEMPLATES_AE", 20261228), "ag": ("heldout_ag", "TEMPLATES_AG", 20261230),
+            "ai": ("heldout_ai", "TEMPLATES_AI", 20261232)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:
