@@ -178,6 +178,35 @@ def test_mutation_marks_vulnerable_lines_only_in_the_vulnerable_twin(t):
     compile(code_f, "f.py", "exec", flags=0x400)
 
 
+
+def _lines_in_strings(code: str) -> set[int]:
+    import io
+    import tokenize
+    out = set()
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.STRING:
+            out.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    return out
+
+
+@pytest.mark.parametrize("module", ["sqlite3/__init__.py", "pdb.py"])
+def test_injection_never_lands_inside_a_docstring(module):
+    # both hosts have module docstrings with blank lines followed by unindented lines, which the
+    # top-level insertion rule alone took for insertion points (a template inside a string is a
+    # "vulnerable" file whose vulnerable code is only text)
+    from engines.codeprm.mutations import STATEMENTS, inject_statement
+    host = _read(module)[:6000]
+    host = host[: host.rfind("\n\n") + 1]
+    for seed in range(40):
+        t = TEMPLATES[seed % len(TEMPLATES)]
+        code, bad = inject(host, t, True, random.Random(seed))
+        assert bad and not set(bad) & _lines_in_strings(code), (seed, t.key)
+        cwe = sorted(STATEMENTS)[seed % len(STATEMENTS)]
+        res = inject_statement(host, cwe, True, random.Random(seed))
+        if res is not None:
+            assert not set(res[1]) & _lines_in_strings(res[0]), (seed, cwe)
+
+
 # ------------------------------------------------------------------------------ aggregation
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("tau", [0.02, 0.1, 1.0])

@@ -494,6 +494,39 @@ def render(t: Template, vulnerable: bool, rng: random.Random) -> tuple[str, str,
     return t.imports.format(f=f, v=v, t=tab), "\n".join(lines), bad
 
 
+def inside_string(lines: list[str]) -> set[int]:
+    '''0-based indices ``k`` such that text inserted before ``lines[k]`` would land inside a
+    multi-line string literal (docstrings included).
+
+    >>> sorted(inside_string(['x = """a', '', 'b"""', '', 'y = 1']))
+    [1, 2]
+    '''
+    import io
+    import tokenize
+
+    out: set[int] = set()
+    starts = []  # f-string starts (Python >= 3.12 tokenizes f-strings in parts)
+    fs_start, fs_end = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if tok.type == fs_start:
+                starts.append(tok.start[0])
+            elif tok.type == fs_end and starts:
+                out.update(range(starts.pop(), tok.end[0]))
+            elif tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                out.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        # untokenizable host: fall back to triple-quote parity per line
+        open_q = None
+        for k, ln in enumerate(lines):
+            if open_q is not None:
+                out.add(k)
+            for q in ('"""', "'''"):
+                if open_q in (None, q) and ln.count(q) % 2:
+                    open_q = None if open_q == q else q
+    return out
+
+
 def inject(host: str, t: Template, vulnerable: bool, rng: random.Random) -> tuple[str, list[int]]:
     """Insert a rendered template into ``host`` code at a top-level blank line (imports on top).
 
@@ -506,8 +539,12 @@ def inject(host: str, t: Template, vulnerable: bool, rng: random.Random) -> tupl
     """
     imports, body, bad = render(t, vulnerable, rng)
     hl = host.rstrip("\n").splitlines()
-    # top-level insertion points: blank line followed by a non-indented line (or the end)
-    points = [i for i in range(len(hl)) if not hl[i].strip() and (i + 1 == len(hl) or (hl[i + 1][:1] not in (" ", "\t", "") and not hl[i + 1].startswith((")", "]", "}"))))]
+    # top-level insertion points: blank line followed by a non-indented line (or the end), and
+    # not inside a multi-line string (a module docstring with a blank line before an unindented
+    # example would otherwise swallow the template: a "vulnerable" file whose bad code is text)
+    in_str = inside_string(hl)
+    points = [i for i in range(len(hl)) if not hl[i].strip() and i not in in_str
+              and (i + 1 == len(hl) or (hl[i + 1][:1] not in (" ", "\t", "") and not hl[i + 1].startswith((")", "]", "}"))))]
     at = rng.choice(points) if points else len(hl)
     imp = imports.splitlines() if imports else []
     new = imp + ([""] if imp else []) + hl[:at] + [""] + body.splitlines() + [""] + hl[at:]
@@ -570,8 +607,11 @@ def inject_statement(host: str, cwe: int, vulnerable: bool, rng: random.Random) 
     import re
 
     lines = host.splitlines()
+    in_str = inside_string(lines)
     spots = []
     for i, ln in enumerate(lines):
+        if i in in_str:  # a "def" in a docstring example is not a function
+            continue
         m = re.match(r"(\s*)(async\s+)?def\s+\w+\((.*?)[),]", ln)
         if m:
             params = [p.strip().split(":")[0].split("=")[0].strip("* ") for p in m.group(3).split(",")]
