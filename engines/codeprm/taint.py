@@ -131,14 +131,54 @@ _NOT_VALIDATORS = {"len", "bool", "any", "all", "isinstance", "hasattr", "callab
 _VALIDATOR_PREFIXES = ("is_valid", "valid", "is_allowed", "allowed", "check", "is_safe", "verify", "ensure")
 
 
+# calls that put a URL into a reply, a log line or a record rather than fetch it (``jsonify(url=u)``)
+_OUTPUT_BUILDER = re.compile(r"(jsonify|dict|redirect|url_for|format|append|update|setdefault|"
+                             r"render\w*|\w*Response|debug|info|warning|error|exception|log)$")
+_IP_CHECKS = {"is_global", "is_private", "is_loopback", "is_link_local", "is_reserved", "is_multicast",
+              "is_unspecified"}
+_SCHEME_PREFIX = re.compile(r"[a-z][a-z0-9+.-]*(:(//)?)?")
+
+
+def _upload(node: ast.AST | None) -> bool:
+    """``request.FILES["f"]`` / ``request.files.get("f")``: an uploaded file object."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        node = node.func.value
+    elif isinstance(node, ast.Subscript):
+        node = node.value
+    else:
+        return False
+    return isinstance(node, ast.Attribute) and node.attr in ("FILES", "files") and "request" in _name(node.value).lower()
+
+
+def _scheme_only(test: ast.AST) -> bool:
+    """A test that reads only a URL's scheme (``url.startswith(("http://", "https://"))``,
+    ``parsed.scheme != "https"``): it says nothing about the host, so it validates nothing."""
+    if isinstance(test, ast.Compare):
+        return isinstance(test.left, ast.Attribute) and test.left.attr == "scheme"
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "startswith" \
+            and test.args:
+        arg = test.args[0]
+        lits = [e for e in (arg.elts if isinstance(arg, ast.Tuple) else [arg])]
+        return all(isinstance(e, ast.Constant) and isinstance(e.value, str) and
+                   _SCHEME_PREFIX.fullmatch(e.value.lower()) and e.value.lower().startswith(("http", "ftp", "ws"))
+                   for e in lits)
+    return False
+
+
 def _validated(test: ast.AST) -> set[str]:
     """Names a guard's test validates: comparisons (membership, equality), validator calls
-    (startswith, is_relative_to, regex match, is_allowed_*...), under not/and/or; a truth test or
-    an existence check (``if not p.exists(): raise``) validates nothing."""
+    (startswith, is_relative_to, regex match, is_allowed_*...), under not/and/or; a truth test,
+    an existence check (``if not p.exists(): raise``) or a URL-scheme check validates nothing."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _validated(test.operand)
     if isinstance(test, ast.BoolOp):
         return set().union(*(_validated(v) for v in test.values))
+    if _scheme_only(test):
+        return set()
+    # ip_address(host).is_global, all(ip_address(a).is_global for a in addrs): the resolved address was checked
+    if any(isinstance(n, ast.Attribute) and n.attr in _IP_CHECKS for n in ast.walk(test)) and (
+            isinstance(test, ast.Attribute) or (isinstance(test, ast.Call) and last_name(test.func) in ("all", "any"))):
+        return _names(test)
     if isinstance(test, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in test.ops):
         return _names(test)
     if isinstance(test, ast.Call):
@@ -156,6 +196,8 @@ def _allow_checked(test: ast.AST) -> set[str]:
     collection, equality with a literal, path containment); empty for truth or URL-prefix tests."""
     if isinstance(test, ast.BoolOp):
         return set().union(*(_allow_checked(v) for v in test.values)) if isinstance(test.op, ast.And) else set()
+    if _scheme_only(test):
+        return set()
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op, right = test.ops[0], test.comparators[0]
         if isinstance(op, ast.In) and isinstance(right, (ast.Name, ast.Attribute, ast.Set, ast.Tuple, ast.List)) and \
@@ -216,6 +258,7 @@ class _Taint(ImportAliases):
         self.html: set[str] = set()  # names assigned from HTML built with tainted parts
         self.classes: list[ast.ClassDef] = []
         self.safe_parsers: set[str] = set()  # names bound to an XML parser with entities off
+        self.sax_parsers: dict[str, int] = {}  # names bound to xml.sax.make_parser() -> that line
         self.safe_default_parser = False  # lxml's default parser was replaced by one with entities off
         self.clean_keys: set[str] = set()  # dicts built by a comprehension that allow-lists its keys
         self.url_names: set[str] = set()  # names bound to a value read from a URL-named field
@@ -230,6 +273,11 @@ class _Taint(ImportAliases):
         self.findings: list[tuple[int, int, str, str]] = []
         self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
+        self.uploads: set[str] = set()  # names bound to an uploaded file object (request.FILES["x"]): not a path
+        self.sandboxes: set[str] = set()  # names bound to a jinja2 SandboxedEnvironment()
+        # parameters tainted only because of their name (``payload``, ``user_input``) outside a route or
+        # handler: opening such a path whole is the caller's choice of file, not a traversal
+        self.by_name: set[str] = set()
         self.escapers: set[str] = set()  # names bound to a renderer made with escape=True (mistune.create_markdown)
 
     # -- sources and propagation
@@ -271,6 +319,18 @@ class _Taint(ImportAliases):
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
             if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node):
                 return False
+            # SORT_COLUMNS.get(key): a value of a literal mapping (an allow-list lookup), unless the
+            # default is the caller's value
+            if last == "get" and isinstance(fn, ast.Attribute) and self._literal_map(fn.value):
+                return len(node.args) > 1 and self.tainted_expr(node.args[1], weak)
+        if isinstance(node, ast.Subscript) and self._literal_map(node.value):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr in ("name", "stem", "suffix") and isinstance(node.value, ast.Call) \
+                and last_name(node.value.func) in ("Path", "PurePath", "PurePosixPath", "PosixPath"):
+            return False  # Path(p).name / .stem: the last component, no separators left
+        if isinstance(node, ast.Attribute) and re.match(r"(self\.)?(request|req)\.(user|method|scheme|is_secure)\b",
+                                                        _name(node)):
+            return False  # the authenticated user and the request's method are the server's, not the client's text
         if self.is_source(node):
             return True
         if isinstance(node, ast.Name):
@@ -295,6 +355,12 @@ class _Taint(ImportAliases):
             finally:
                 self.tainted, self.weak = saved
         return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
+
+    def _literal_map(self, node: ast.AST) -> bool:
+        """``node`` is a module- or class-level dict literal whose values are all literals."""
+        d = bound_constant(node, self.consts)
+        return d is not node and isinstance(d, ast.Dict) and bool(d.values) and all(
+            isinstance(v, ast.Constant) for v in d.values)
 
     def _keys_of_clean(self, it: ast.AST) -> bool:
         """Iterating ``it`` yields the keys of a dict whose keys passed an allow-list filter."""
@@ -390,6 +456,9 @@ class _Taint(ImportAliases):
         v = node.value
         bound = [n for t in node.targets for n in self._targets(t)]
         (self.archives.update if self._archive(v) else self.archives.difference_update)(bound)
+        (self.uploads.update if _upload(v) else self.uploads.difference_update)(bound)
+        sandbox = isinstance(v, ast.Call) and "Sandboxed" in last_name(v.func)
+        (self.sandboxes.update if sandbox else self.sandboxes.difference_update)(bound)
         escaping = isinstance(v, ast.Call) and any(k.arg == "escape" and isinstance(k.value, ast.Constant) and
                                                   k.value.value is True for k in v.keywords)
         (self.escapers.update if escaping else self.escapers.difference_update)(bound)
@@ -407,6 +476,8 @@ class _Taint(ImportAliases):
             self.xml_feeds.update(bound)
         if last in ("XMLParser", "makeparser") and entities_off:
             self.safe_parsers.update(bound)
+        if last == "make_parser" and "sax" in rv:
+            self.sax_parsers.update({n: node.lineno for n in bound})
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.generic_visit(node)
@@ -457,7 +528,9 @@ class _Taint(ImportAliases):
         self.classes.pop()
 
     def _function(self, node) -> None:
-        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web))
+        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web), set(self.by_name))
+        a = node.args
+        self.by_name -= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
         routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
                      _name(d.func if isinstance(d, ast.Call) else d).split(".")[-1] in ("get", "post", "put", "patch",
                                                                                        "delete", "websocket", "expose") or
@@ -494,11 +567,13 @@ class _Taint(ImportAliases):
             if routed or handler or _UNTRUSTED_PARAM.search(p):  # parameters of a web route come from the URL
                 self.tainted.add(p)
                 self.web.add(p)
+                if not (routed or handler):
+                    self.by_name.add(p)
         self.bash_tasks.append(any(_name(d.func if isinstance(d, ast.Call) else d).endswith("task.bash")
                                    for d in node.decorator_list))
         self.generic_visit(node)
         self.bash_tasks.pop()
-        self.tainted, self.weak, self.built, self.html, self.web = saved
+        self.tainted, self.weak, self.built, self.html, self.web, self.by_name = saved
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -549,9 +624,12 @@ class _Taint(ImportAliases):
             _name(last.value.func).split(".")[-1] in ("abort", "send_error", "exit"))
 
     def _with_origins(self, names: set[str]) -> set[str]:
-        """Checked names and the names they were computed from (``host = urlparse(url).hostname``
-        checks ``url`` too)."""
-        return set(names).union(*(self.origin.get(n, set()) for n in names)) if names else set()
+        """Checked names and the names they were computed from, two steps back
+        (``host = urlparse(url).hostname`` checks ``url`` too)."""
+        out = set(names)
+        for _ in range(2):  # two steps back: addrs = getaddrinfo(parts.hostname), parts = urlsplit(url)
+            out |= set().union(*(self.origin.get(n, set()) for n in out))
+        return out
 
     def _note_dynamic(self, node: ast.AST) -> None:
         if _string_built(node) and self.tainted_expr(node, weak=True):
@@ -596,7 +674,10 @@ class _Taint(ImportAliases):
         node, last, mod, args = c.node, c.last, c.mod, c.args
         if last == "open" and (mod in ("", "io", "os", "codecs", "builtins", "aiofiles", "anyio", "trio", "PIL") or
                                _name(node.func) == "Image.open"):
-            return bool(args) and self.tainted_expr(args[0])
+            # an uploaded file object is read from memory, not opened by name (its .filename is a path)
+            upload = _upload(args[0]) or isinstance(args[0], ast.Name) and args[0].id in self.uploads | self.by_name \
+                if args else False
+            return bool(args) and not upload and self.tainted_expr(args[0])
         if last in _PATH_CALLS or (last in ("file", "file_stream") and "response" in c.rfull):
             return any(self.tainted_expr(a) for a in args[:2])
         if (last in _WRITER_METHODS and isinstance(node.func, ast.Attribute)) or (last == "connect" and mod == "sqlite3"):
@@ -705,7 +786,8 @@ class _Taint(ImportAliases):
             self._hit(node, 94, "taint:eval", "user input is evaluated as code")
         if last in ("import_module", "__import__") and first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:import", "a module named by user input is imported")
-        sandboxed = "Sandboxed" in full or any("Sandboxed" in _name(x.func) for x in ast.walk(fn) if isinstance(x, ast.Call))
+        sandboxed = "Sandboxed" in full or any("Sandboxed" in _name(x.func) for x in ast.walk(fn) if isinstance(x, ast.Call)) \
+            or (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in self.sandboxes)
         if (last == "from_string" or c.rfull == "jinja2.Template") and first is not None and \
                 self.tainted_expr(first) and not sandboxed:
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
@@ -763,7 +845,8 @@ class _Taint(ImportAliases):
         if last == "open" and isinstance(fn, ast.Attribute) and "opener" in _name(fn.value).lower() and first is not None \
                 and self.host_dynamic(first, weak=True):
             self._hit(node, 918, "taint:ssrf", "a urllib opener fetches a URL from the caller")
-        if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS) or (
+        if (url_kw is not None and self.host_dynamic(url_kw, weak=True) and last not in _REQ_FUNCS
+                and not _OUTPUT_BUILDER.match(last)) or (
                 last == "parse" and "feedparser" in c.rfull and first is not None and self.host_dynamic(first, weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
         if ((last == "connect" and c.rfull.startswith("websockets")) or last == "ws_connect") and first is not None \
@@ -821,6 +904,11 @@ class _Taint(ImportAliases):
         """CWE-611: XML parsed with entity expansion on (stdlib / lxml), unless a hardened parser is used."""
         node, fn, last, args, first, kw = c.node, c.fn, c.last, c.args, c.first, c.kw
         xfull = c.rfull
+        # parser.setFeature(feature_external_ges, False): the sax parser bandit warns about is hardened
+        if last == "setFeature" and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
+                fn.value.id in self.sax_parsers and len(args) == 2 and "external" in (_name(args[0]) + (
+                    _const_str(args[0]) or "")) and isinstance(args[1], ast.Constant) and not args[1].value:
+            self.vetted_lines.add(self.sax_parsers[fn.value.id])
         if xfull.startswith("defusedxml.xmlrpc") and last == "monkey_patch":
             self.defused_xmlrpc = True
         if last == "loads" and xfull.startswith(("xmlrpc", "xmlrpclib")) and c.any_weak and not self.defused_xmlrpc:
