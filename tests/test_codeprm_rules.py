@@ -203,6 +203,23 @@ VULNERABLE = [
     (22, "import zipfile, os\nfrom flask import request\ndef bundle():\n    with zipfile.ZipFile('/tmp/out.zip', 'w') as z:\n        for name in request.json['files']:\n            z.write(os.path.join('/srv/docs', name))\n"),
     (79, "import string\nfrom flask import request\nPAGE = string.Template('<p>Hello $who</p>')\ndef hi():\n    return PAGE.substitute(who=request.args['who'])\n"),
     (79, "from http.server import BaseHTTPRequestHandler\nclass H(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.wfile.write(f'<p>{self.path}</p>'.encode())\n"),
+    # tenth batch (after ac/ad's and the realistic sets' one evaluation): the same idioms in other words
+    (918, "import requests\nfrom flask import request\ndef preview():\n    u = request.json['url']\n    if not u.startswith(('http://', 'https://')):\n        return 'bad', 400\n    return requests.get(u, timeout=5).text\n"),
+    (918, "from urllib.parse import urlparse\nimport urllib.request\nfrom fastapi import FastAPI\napp = FastAPI()\n@app.get('/proxy')\ndef proxy(src: str):\n    if urlparse(src).scheme != 'https':\n        return None\n    return urllib.request.urlopen(src).read()\n"),
+    (22, "import cherrypy\nfrom cherrypy.lib.static import serve_file\nclass Files:\n    @cherrypy.expose\n    def get(self, name=''):\n        return serve_file('/srv/files/%s' % name)\n"),
+    (78, "import subprocess\nclass Job:\n    def __init__(self, src):\n        self.src = src\n    def run(self):\n        cmd = 'convert {} out.png'.format(self.src)\n        return subprocess.Popen(cmd, shell=True)\n"),
+    (78, "import ansible_runner\ndef restart(unit):\n    return ansible_runner.run(private_data_dir='/srv/a', host_pattern='web', module='shell', module_args='systemctl restart ' + unit)\n"),
+    (79, "from yattag import Doc\ndef page(items):\n    doc, tag, text = Doc().tagtext()\n    for it in items:\n        doc.asis('<li>' + it['title'] + '</li>')\n    return doc.getvalue()\n"),
+    (79, "from markdown_it import MarkdownIt\nmd = MarkdownIt()\ndef comment_html(body):\n    return md.render(body)\n"),
+    (94, "from Cheetah.Template import Template\ndef render(profile, ns):\n    return str(Template(profile.source, searchList=[ns]))\n"),
+    (502, "import zmq\ndef serve(sock):\n    while True:\n        msg = sock.recv_pyobj()\n        print(msg)\n"),
+    (327, "from pypdf import PdfWriter\ndef seal(w: PdfWriter, pw):\n    w.encrypt(user_password=pw, owner_password=None, use_128bit=True)\n"),
+    (327, "from pysnmp import hlapi\ndef creds(a, p):\n    return hlapi.UsmUserData('u', authKey=a, privKey=p, privProtocol=hlapi.usm3DESEDEPrivProtocol)\n"),
+    (328, "import hashlib\nfrom itsdangerous import URLSafeSerializer\ndef signer(key):\n    return URLSafeSerializer(key, signer_kwargs={'digest_method': hashlib.sha1})\n"),
+    (328, "import ldap3\nfrom ldap3.utils.hashed import hashed\ndef new_password(pw):\n    return hashed(ldap3.HASHED_MD5, pw)\n"),
+    (611, "import xmlschema\ndef compile_schema(src):\n    return xmlschema.XMLSchema(src, defuse='never')\n"),
+    (918, "import imageio.v3 as iio\nfrom flask import request\ndef thumb():\n    return iio.imread(request.args['src']).shape\n"),
+    (918, "from slack_sdk.webhook import WebhookClient\nfrom flask import request\ndef test_hook():\n    hook_url = request.form['hook_url']\n    return WebhookClient(hook_url).send(text='hi').status_code\n"),
 ]
 
 FIXED = [
@@ -339,6 +356,23 @@ FIXED = [
     "import string, html\nfrom flask import request\nPAGE = string.Template('<p>Hello $who</p>')\ndef hi():\n    return PAGE.substitute(who=html.escape(request.args['who']))\n",
     "import mistune\nfrom markupsafe import Markup\nrender_md = mistune.create_markdown(escape=True)\ndef md(text):\n    return Markup(render_md(text))\n",
     "import zipfile\nfrom flask import request\ndef manifest():\n    with zipfile.ZipFile(request.files['pkg']) as z:\n        return z.read('manifest.json')\n",
+    # tenth batch (after ac/ad's and the realistic sets' one evaluation)
+    "import requests, ipaddress, socket\nfrom urllib.parse import urlsplit\nfrom flask import request\ndef preview():\n    u = request.json['url']\n    parts = urlsplit(u)\n    addrs = [i[4][0] for i in socket.getaddrinfo(parts.hostname, 443)]\n    if parts.scheme != 'https' or not all(ipaddress.ip_address(a).is_global for a in addrs):\n        return 'bad', 400\n    return requests.get(u, timeout=5).text\n",
+    "from urllib.parse import urlparse\nimport urllib.request\nfrom fastapi import FastAPI\napp = FastAPI()\nALLOWED = {'cdn.example.com'}\n@app.get('/proxy')\ndef proxy(src: str):\n    p = urlparse(src)\n    if p.scheme != 'https' or p.hostname not in ALLOWED:\n        return None\n    return urllib.request.urlopen(src).read()\n",
+    "from flask import Flask, jsonify, request\napp = Flask(__name__)\n@app.post('/preview')\ndef preview():\n    u = request.json['url']\n    return jsonify(url=u, ok=True)\n",
+    "from fastapi import FastAPI, Depends\nimport sqlalchemy as sa\napp = FastAPI()\nCOLS = {'new': 'created_at', 'total': 'total'}\n@app.get('/orders')\ndef orders(sort: str = 'new', db=Depends(object)):\n    col = COLS.get(sort)\n    if col is None:\n        return []\n    return db.execute(sa.text(f'SELECT * FROM orders ORDER BY {col}')).all()\n",
+    "from PIL import Image\nfrom django.http import JsonResponse\ndef avatar(request):\n    up = request.FILES.get('avatar')\n    with Image.open(up) as img:\n        return JsonResponse({'size': img.size})\n",
+    "import hashlib\ndef checksum(payload):\n    h = hashlib.sha256()\n    with open(payload, 'rb') as fh:\n        h.update(fh.read())\n    return h.hexdigest()\n",
+    "import tarfile\nfrom pathlib import Path\nROOT = Path('/srv/stage')\ndef unpack(payload):\n    dest = ROOT / Path(payload).stem\n    dest.mkdir(parents=True, exist_ok=True)\n    with tarfile.open(payload) as t:\n        t.extractall(dest, filter='data')\n",
+    "from jinja2.sandbox import SandboxedEnvironment\ndef alert(user_template, event):\n    env = SandboxedEnvironment()\n    return env.from_string(user_template).render(event=event)\n",
+    "import xml.sax\nfrom xml.sax.handler import feature_external_ges, feature_external_pes\ndef count(path, handler):\n    p = xml.sax.make_parser()\n    p.setFeature(feature_external_ges, False)\n    p.setFeature(feature_external_pes, False)\n    p.setContentHandler(handler)\n    p.parse(path)\n",
+    "import subprocess\nclass Job:\n    def __init__(self, src):\n        self.src = src\n    def run(self):\n        return subprocess.Popen(['convert', self.src, 'out.png'])\n",
+    "from markdown_it import MarkdownIt\nmd = MarkdownIt('commonmark', {'html': False})\ndef comment_html(body):\n    return md.render(body)\n",
+    "from flask_socketio import emit\nfrom markdown_it import MarkdownIt\nmd = MarkdownIt('js-default')\ndef send(msg, rooms):\n    room = str(msg['room'])\n    if room not in rooms:\n        return\n    emit('m', {'html': md.render(str(msg['body']))}, to=room)\n",
+    "import imageio.v3 as iio\nimport advocate\ndef fetch_image(url):\n    r = advocate.get(url, timeout=5)\n    return iio.imread(r.content)\n",
+    "import hashlib\nfrom itsdangerous import URLSafeSerializer\ndef signer(key):\n    return URLSafeSerializer(key, signer_kwargs={'digest_method': hashlib.sha256})\n",
+    "from pypdf import PdfWriter\ndef seal(w: PdfWriter, pw):\n    w.encrypt(user_password=pw, owner_password=None, algorithm='AES-256')\n",
+    "import zmq\ndef serve(sock):\n    while True:\n        msg = sock.recv_json()\n        print(msg)\n",
 ]
 
 

@@ -368,6 +368,21 @@ class ApiRules(ImportAliases):
         if last in ("crc32", "adler32") and parts & {"zlib", "binascii"} and any(
                 _is_secret_name(dotted_name(n)) for a in args for n in ast.walk(a) if isinstance(n, (ast.Name, ast.Attribute))):
             self.hit(node, 328, "crc-signature", "a CRC over a secret is not a keyed hash: anyone can forge it")
+        # ---- 328: a broken hash handed over as the digest function (signer_kwargs={"digest_method":
+        # hashlib.md5}, digestmod=hashlib.sha1) or an ldap3 password scheme (hashed(HASHED_SALTED_MD5, pw))
+        for v in args + list(kw.values()) + [d for a in args + list(kw.values()) if isinstance(a, ast.Dict)
+                                             for d in a.values]:
+            if self._weak_digest_ref(v) and last not in ("new", "HMAC", "digest", "compare_digest"):
+                self.hit(node, 328, "weak-digest-arg", "a broken hash (MD5 / SHA-1) is passed in as the digest function")
+                break
+        if last == "hashed" and args and re.fullmatch(r"HASHED_(SALTED_)?(MD5|SHA)", dotted_name(args[0]).split(".")[-1]):
+            self.hit(node, 328, "weak-password-hash", "the password is stored with a broken hash scheme (MD5 / SHA-1)")
+        # ---- 327: pypdf's 128-bit / 40-bit encryption is RC4
+        if last == "encrypt" and ("use_128bit" in kw or "RC4" in (_const_str(kw.get("algorithm")) or "").upper()):
+            self.hit(node, 327, "weak-cipher", "the PDF is encrypted with RC4 (use algorithm='AES-256')")
+        # ---- 502: zmq's recv_pyobj unpickles whatever a peer sends
+        if last == "recv_pyobj":
+            self.hit(node, 502, "unpickle-socket", "recv_pyobj() unpickles what the peer sent (use recv_json / recv)")
         # ---- 502: multiprocessing connections unpickle what they receive
         if rfull in ("multiprocessing.connection.Listener", "multiprocessing.connection.Client") and "authkey" not in kw:
             self.unauth_connections = True
@@ -588,6 +603,9 @@ class ApiRules(ImportAliases):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        # SNMPv3 privacy with DES / 3DES (pysnmp usmDESPrivProtocol, usm3DESEDEPrivProtocol)
+        if re.fullmatch(r"usm(3?DES\w*|DES)PrivProtocol", node.attr):
+            self.hit(node, 327, "weak-cipher", "SNMPv3 privacy uses DES / 3DES (use usmAesCfb128Protocol or stronger)")
         # NamedTemporaryFile(...).name: the file is closed and deleted at once, its name reused later
         if node.attr == "name" and isinstance(node.value, ast.Call) and _last(node.value.func) == "NamedTemporaryFile":
             self.hit(node, 377, "predictable-temp", "the name of a temporary file that is already gone is reused (race)")
@@ -605,6 +623,13 @@ class ApiRules(ImportAliases):
         self.generic_visit(node)
 
     # ------------------------------------------------------------ helpers
+    def _weak_digest_ref(self, node: ast.AST) -> bool:
+        """``hashlib.md5`` / ``hashlib.sha1`` (or ``md5`` imported from hashlib) named, not called."""
+        if isinstance(node, ast.Attribute) and node.attr in ("md5", "sha1") and dotted_name(node.value) == "hashlib":
+            return True
+        return isinstance(node, ast.Name) and node.id in ("md5", "sha1") and \
+            self.resolved(node.id) in ("hashlib.md5", "hashlib.sha1")
+
     @staticmethod
     def _tempdir(node: ast.AST | None) -> bool:
         if isinstance(node, ast.Call):

@@ -49,9 +49,9 @@ _HANDLER_METHODS = {"get", "post", "put", "patch", "delete", "head", "options",
 _HTML_SINKS = {"render_template_string", "Markup", "mark_safe", "HTMLResponse", "make_response", "HttpResponse",
                "Response", "write", "finish", "SafeString", "NotStr", "raw"}
 _MARKED_SAFE = ("render_template_string", "Markup", "mark_safe", "SafeString", "NotStr", "raw")
-_PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper"}
+_PATH_CALLS = {"send_file", "FileResponse", "static_file", "FileWrapper", "serve_file", "serve_download"}
 # calls whose name says they fetch what a URL points to (loaders, crawlers, headless browsers)
-_FETCHER = re.compile(r"(Loader|Reader|Crawler|Scraper)$|^(goto|navigate|crawl|scrape|download|fetch_url|load_url|"
+_FETCHER = re.compile(r"(Loader|Reader|Crawler|Scraper|WebhookClient)$|^(goto|navigate|crawl|scrape|download|fetch_url|load_url|"
                       r"urlretrieve|open_url|read_url|from_url|clone_from)$")
 _OS_PATH_CALLS = {"remove", "unlink", "rmdir", "removedirs", "listdir", "makedirs", "mkdir", "chmod", "chown",
                   "rename", "replace", "scandir"}
@@ -137,6 +137,35 @@ _OUTPUT_BUILDER = re.compile(r"(jsonify|dict|redirect|url_for|format|append|upda
 _IP_CHECKS = {"is_global", "is_private", "is_loopback", "is_link_local", "is_reserved", "is_multicast",
               "is_unspecified"}
 _SCHEME_PREFIX = re.compile(r"[a-z][a-z0-9+.-]*(:(//)?)?")
+
+
+def _origin_names(value: ast.AST) -> set[str]:
+    """The names a value is computed from, for guards that validate it (``host = urlparse(url).hostname``:
+    checking host checks url). A name read only for one field (``room = msg["room"]``,
+    ``msg.get("room")``) is left out: checking that field says nothing about the rest of ``msg``."""
+    other, fields = set(), set()
+    for n in ast.walk(value):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and isinstance(n.slice, ast.Constant):
+            fields.add(id(n.value))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and \
+                isinstance(n.func.value, ast.Name) and n.args and isinstance(n.args[0], ast.Constant):
+            fields.add(id(n.func.value))
+    for n in ast.walk(value):
+        if isinstance(n, ast.Name) and id(n) not in fields:
+            other.add(n.id)
+    return other
+
+
+def _raw_markdown(node: ast.AST | None) -> bool:
+    """``MarkdownIt()`` / ``MarkdownIt("commonmark" | "gfm-like", {...})`` without ``"html": False``: those
+    presets pass raw HTML in the source through (``"js-default"`` and ``"zero"`` do not)."""
+    if not (isinstance(node, ast.Call) and last_name(node.func) == "MarkdownIt"):
+        return False
+    preset = _const_str(node.args[0]) if node.args else "commonmark"
+    opts = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "options_update"), None)
+    html_off = isinstance(opts, ast.Dict) and any(_const_str(k) == "html" and isinstance(v, ast.Constant) and not v.value
+                                                  for k, v in zip(opts.keys, opts.values))
+    return preset in ("commonmark", "gfm-like") and not html_off
 
 
 def _upload(node: ast.AST | None) -> bool:
@@ -275,6 +304,8 @@ class _Taint(ImportAliases):
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
         self.uploads: set[str] = set()  # names bound to an uploaded file object (request.FILES["x"]): not a path
         self.sandboxes: set[str] = set()  # names bound to a jinja2 SandboxedEnvironment()
+        self.raw_markdown: set[str] = set()  # names bound to a MarkdownIt() that passes raw HTML through
+        self.from_fields: set[str] = set()  # names bound to strings formatted from self.<field> values
         # parameters tainted only because of their name (``payload``, ``user_input``) outside a route or
         # handler: opening such a path whole is the caller's choice of file, not a traversal
         self.by_name: set[str] = set()
@@ -356,6 +387,16 @@ class _Taint(ImportAliases):
                 self.tainted, self.weak = saved
         return any(self.tainted_expr(c, weak) for c in ast.iter_child_nodes(node))
 
+    def _built_from_fields(self, node: ast.AST) -> bool:
+        """A string formatted from ``self.<field>`` values (a job's or a record's data), unquoted."""
+        if isinstance(node, ast.Name):
+            return node.id in self.built and node.id in self.from_fields
+        if not _string_built(node):
+            return False
+        return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" and
+                   not n.attr.isupper() for n in ast.walk(node)) and not any(
+            isinstance(n, ast.Call) and last_name(n.func) in _SANITIZERS for n in ast.walk(node))
+
     def _literal_map(self, node: ast.AST) -> bool:
         """``node`` is a module- or class-level dict literal whose values are all literals."""
         d = bound_constant(node, self.consts)
@@ -417,12 +458,14 @@ class _Taint(ImportAliases):
                                        (isinstance(value, ast.Name) and value.id in self.built))
         html = value is not None and ((_string_built(value) and taint and _html_consts(value)) or
                                       (isinstance(value, ast.Name) and value.id in self.html))
-        src = _names(value) if value is not None else set()
+        src = _origin_names(value) if value is not None else set()
         web = value is not None and self._from_web(value)
         clean_keys = isinstance(value, ast.DictComp) and bool(
             _names(value.key) & {n for g in value.generators for c in g.ifs for n in _allow_checked(c)})
         url = value is not None and _url_named(value)
+        fields = value is not None and self._built_from_fields(value)
         for n in names:
+            (self.from_fields.add if fields else self.from_fields.discard)(n)
             (self.clean_keys.add if clean_keys else self.clean_keys.discard)(n)
             (self.url_names.add if url else self.url_names.discard)(n)
             self.origin[n] = src
@@ -457,6 +500,7 @@ class _Taint(ImportAliases):
         bound = [n for t in node.targets for n in self._targets(t)]
         (self.archives.update if self._archive(v) else self.archives.difference_update)(bound)
         (self.uploads.update if _upload(v) else self.uploads.difference_update)(bound)
+        (self.raw_markdown.update if _raw_markdown(v) else self.raw_markdown.difference_update)(bound)
         sandbox = isinstance(v, ast.Call) and "Sandboxed" in last_name(v.func)
         (self.sandboxes.update if sandbox else self.sandboxes.difference_update)(bound)
         escaping = isinstance(v, ast.Call) and any(k.arg == "escape" and isinstance(k.value, ast.Constant) and
@@ -729,6 +773,8 @@ class _Taint(ImportAliases):
                 self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
             elif shell and self.tainted_expr(first if first is not None else kw.get("args"), True):
                 self._hit(node, 78, "taint:os-command", "user input reaches subprocess with shell=True")
+            elif shell and first is not None and self._built_from_fields(first):
+                self._hit(node, 78, "taint:os-command", "a shell command is formatted from an object's fields (shell=True)")
         elif shell and any(self.tainted_expr(a, True) for a in c.args):  # e.g. asyncio.to_thread(subprocess.run, cmd, shell=True)
             self._hit(node, 78, "taint:os-command", "user input reaches a call with shell=True")
         recv = c.fn.value if isinstance(c.fn, ast.Attribute) else None
@@ -746,6 +792,11 @@ class _Taint(ImportAliases):
             self._hit(node, 78, "taint:os-command", "a cron job's shell command is built from input")
         if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
+        # ansible_runner.run(module="shell", module_args=...): the arguments are a shell command line
+        module = (_const_str(kw.get("module")) or "").rsplit(".", 1)[-1]
+        if last in ("run", "run_async") and "ansible_runner" in c.rfull and module in ("shell", "raw") and \
+                self._built_taint(kw.get("module_args"), weak=True):
+            self._hit(node, 78, "taint:remote-command", f"ansible's {module} module runs a command line built from input")
 
     def _sql_sinks(self, c: _CallSite) -> None:
         """CWE-89: raw SQL through text() and SQL strings built by formatting."""
@@ -770,6 +821,9 @@ class _Taint(ImportAliases):
                 m in c.rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
                 first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        # a Cheetah template is compiled to Python: any source that is not the code's own literal runs as code
+        if c.rfull.split(".")[-1] == "Template" and "Cheetah" in c.rfull and first is not None and self.tainted_expr(first, weak=True):
+            self._hit(node, 94, "taint:template-injection", "a Cheetah template (compiled to Python) comes from outside the code")
         if last in ("eval", "exec") and mod in ("", "builtins") and first is not None and (
                 not _raw_value(first) or (isinstance(first, ast.Name) and first.id in self.restricted)):
             self.vetted_lines.add(node.lineno)
@@ -828,6 +882,12 @@ class _Taint(ImportAliases):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        # yattag's doc.asis(s) inserts s verbatim; markdown-it with html on passes raw HTML through
+        if last == "asis" and isinstance(c.fn, ast.Attribute) and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 79, "taint:template", "a string built from input is inserted as raw HTML (asis)")
+        if last == "render" and isinstance(c.fn, ast.Attribute) and isinstance(c.fn.value, ast.Name) and \
+                c.fn.value.id in self.raw_markdown and first is not None and self.tainted_expr(first, weak=True):
+            self._hit(node, 79, "taint:template", "markdown-it renders input with raw HTML enabled (html is not False)")
         raw_html = next((k for k in ("unsafe_allow_html", "dangerously_allow_html", "allow_unsafe_html")
                          if isinstance(kw.get(k), ast.Constant) and kw[k].value is True), None) or (
             "sanitize" if isinstance(kw.get("sanitize"), ast.Constant) and kw["sanitize"].value is False else None)
@@ -870,6 +930,12 @@ class _Taint(ImportAliases):
                 last == "setopt" and len(args) > 1 and _name(args[0]).split(".")[-1] == "URL" and
                 self.host_dynamic(args[1], weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
+        # imageio opens http(s) URLs as readily as files
+        body = isinstance(first, ast.Attribute) and first.attr in ("content", "raw", "body", "data") or (
+            isinstance(first, ast.Call) and last_name(first.func) in ("read", "getvalue", "BytesIO"))
+        if last in ("imread", "imopen", "imiter", "improps") and "imageio" in c.rfull and first is not None and \
+                not body and self.host_dynamic(first, weak=False):
+            self._hit(node, 918, "taint:ssrf", "imageio fetches the URL it is given, here one from the caller")
         if last.startswith("read_") and mod in ("pd", "pandas") and first is not None and self.tainted_expr(first) and \
                 _url_named(first):
             self._hit(node, 918, "taint:ssrf", "pandas fetches a user-supplied URL")
@@ -904,6 +970,9 @@ class _Taint(ImportAliases):
         """CWE-611: XML parsed with entity expansion on (stdlib / lxml), unless a hardened parser is used."""
         node, fn, last, args, first, kw = c.node, c.fn, c.last, c.args, c.first, c.kw
         xfull = c.rfull
+        # xmlschema's defuse="never" turns its XXE defence off (the default defuses remote sources)
+        if "xmlschema" in xfull and (_const_str(kw.get("defuse")) or "") == "never" and c.any_weak:
+            self._hit(node, 611, "taint:xxe", "xmlschema is told never to defuse the XML it loads (defuse='never')")
         # parser.setFeature(feature_external_ges, False): the sax parser bandit warns about is hardened
         if last == "setFeature" and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
                 fn.value.id in self.sax_parsers and len(args) == 2 and "external" in (_name(args[0]) + (
