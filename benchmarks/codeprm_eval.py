@@ -62,6 +62,9 @@ same style: the blind test of the round-9 (current) system.
 typically writes in one domain (web apps and APIs; internal tools, scripts and pipelines; a mix),
 with no instruction to differ from earlier variants, none of which they saw. Blind tests of the
 same frozen round-9 system, each evaluated once.
+``--variant ak`` / ``am``: the blind tests of the round-10 system, one per protocol: ak/al (novelty:
+APIs and shapes that differ from every earlier variant, the author read those) and am/an
+(realistic: typical backend-service and integration code, the author saw no earlier variant).
 """
 from __future__ import annotations
 
@@ -249,7 +252,8 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222),
             "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226),
             "ae": ("heldout_ae", "TEMPLATES_AE", 20261228), "ag": ("heldout_ag", "TEMPLATES_AG", 20261230),
-            "ai": ("heldout_ai", "TEMPLATES_AI", 20261232)}
+            "ai": ("heldout_ai", "TEMPLATES_AI", 20261232),
+            "ak": ("heldout_ak", "TEMPLATES_AK", 20261234), "am": ("heldout_am", "TEMPLATES_AM", 20261236)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

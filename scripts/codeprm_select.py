@@ -2,7 +2,7 @@
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab: each a blind test once, evaluated once, seen
+The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad and the realistic ae/af, ag/ah, ai/aj: each a blind test once, evaluated once, seen
 since) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (engines/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
@@ -47,7 +47,9 @@ VALIDATION = {"e": ("heldout_e", "TEMPLATES_E", 20261203), "f": ("heldout_f", "T
               "l": ("heldout_l", "TEMPLATES_L", 20261210), "n": ("heldout_n", "TEMPLATES_N", 20261212),
               "p": ("heldout_p", "TEMPLATES_P", 20261214), "r": ("heldout_r", "TEMPLATES_R", 20261216),
               "t": ("heldout_t", "TEMPLATES_T", 20261219), "w": ("heldout_w", "TEMPLATES_W", 20261221),
-              "y": ("heldout_y", "TEMPLATES_Y", 20261223), "aa": ("heldout_aa", "TEMPLATES_AA", 20261225)}
+              "y": ("heldout_y", "TEMPLATES_Y", 20261223), "aa": ("heldout_aa", "TEMPLATES_AA", 20261225),
+              "ac": ("heldout_ac", "TEMPLATES_AC", 20261227), "ae": ("heldout_ae", "TEMPLATES_AE", 20261229),
+              "ag": ("heldout_ag", "TEMPLATES_AG", 20261231), "ai": ("heldout_ai", "TEMPLATES_AI", 20261233)}
 
 
 def seen_items(val_path: Path, variant: str) -> list[dict]:

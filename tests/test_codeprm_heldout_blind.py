@@ -1,5 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
-t/u, w/x, y/z, aa/ab, ac/ad; and ae/af, ag/ah, ai/aj of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+t/u, w/x, y/z, aa/ab, ac/ad, ak/al; and ae/af, ag/ah, ai/aj, am/an of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is training data in the default build (`codeprm_dataset.py
 --extra-train` is an experiment switch, off by default)."""
@@ -32,9 +32,11 @@ BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j",
          ("p", ("p", "q"), "validation"), ("r", ("r", "s"), "validation"),
          ("t", ("t", "u"), "validation"), ("w", ("w", "x"), "validation"),
          ("y", ("y", "z"), "validation"), ("aa", ("aa", "ab"), "validation"),
-         ("ac", ("ac", "ad"), "test"),
-         # the "realistic" protocol: typical assistant code, blind tests of the same round-9 system
-         ("ae", ("ae", "af"), "test"), ("ag", ("ag", "ah"), "test"), ("ai", ("ai", "aj"), "test")]
+         ("ac", ("ac", "ad"), "validation"),
+         # the "realistic" protocol: typical assistant code, blind tests of the round-9 system (seen since)
+         ("ae", ("ae", "af"), "validation"), ("ag", ("ag", "ah"), "validation"), ("ai", ("ai", "aj"), "validation"),
+         # the blind tests of the round-10 system: one novelty-protocol set, one realistic-protocol set
+         ("ak", ("ak", "al"), "test"), ("am", ("am", "an"), "test")]
 
 
 def _module(x: str):
