@@ -56,7 +56,7 @@ style: the blind test of the round-7 system.
 ``--variant aa``: variants aa and ab (heldout_aa.py), by an eleventh independent author in the
 same style: the blind test of the round-8 system.
 ``--variant ac``: variants ac and ad (heldout_ac.py), by a twelfth independent author in the
-same style: the blind test of the round-9 (current) system.
+same style: the blind test of the round-9 system.
 ``--variant ae`` / ``ag`` / ``ai``: variants ae/af, ag/ah and ai/aj (heldout_ae/ag/ai.py), the
 "realistic" protocol: three more independent authors, each asked for the code a coding assistant
 typically writes in one domain (web apps and APIs; internal tools, scripts and pipelines; a mix),

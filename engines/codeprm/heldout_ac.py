@@ -1,6 +1,7 @@
 '''Blind template variants "ac" and "ad": two fresh TEST variants, for evaluation only.
 
-Status: the blind test of the round-9 (current) system, evaluated once (2026-12-01 13:35 UTC).
+Status: the blind test of the round-9 system, evaluated once (2026-12-01 13:35 UTC); validation data
+since round 10 (scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code
 (nor its labels, rules, findings, models, data builders, scripts, assets or benchmark

@@ -1,5 +1,8 @@
 '''Blind template variants "ag" and "ah": realistic code (internal tools, scripts, pipelines and jobs), for evaluation only.
 
+Status: a blind test of the round-9 system (realistic protocol), evaluated once (2026-12-01 14:03 UTC);
+validation data since round 10 (scripts/codeprm_select.py only).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests, results or any earlier template set, and who ran no analyser
 on these templates. Evaluation only: never train, calibrate, select or tune on this module.
