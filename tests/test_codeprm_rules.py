@@ -220,6 +220,24 @@ VULNERABLE = [
     (611, "import xmlschema\ndef compile_schema(src):\n    return xmlschema.XMLSchema(src, defuse='never')\n"),
     (918, "import imageio.v3 as iio\nfrom flask import request\ndef thumb():\n    return iio.imread(request.args['src']).shape\n"),
     (918, "from slack_sdk.webhook import WebhookClient\nfrom flask import request\ndef test_hook():\n    hook_url = request.form['hook_url']\n    return WebhookClient(hook_url).send(text='hi').status_code\n"),
+    # eleventh batch (after ak/al's and am/an's one evaluation): the same idioms in other words
+    (78, "import sarge\nfrom flask import request\ndef cert():\n    d = request.args['d']\n    return sarge.capture_stdout('openssl s_client -connect ' + d + ':443').stdout.text\n"),
+    (78, "import subprocess\ndef remind(note):\n    script = f\"/opt/bin/notify --note '{note}'\\n\"\n    subprocess.run(['at', 'now + 1 hour'], input=script, text=True)\n"),
+    (79, "from bokeh.models import Div\ndef header(doc):\n    name = doc.session_context.request.arguments.get('c', [b''])[0].decode()\n    return Div(text=f'<h2>{name}</h2>')\n"),
+    (79, "from docutils.core import publish_parts\ndef render(comment):\n    return publish_parts(source=comment.body, writer_name='html')['html_body']\n"),
+    (89, "import sqlite_utils\nfrom flask import request\ndb = sqlite_utils.Database('x.db')\ndef books():\n    return list(db['books'].rows_where(f\"author = '{request.args['a']}'\"))\n"),
+    (94, "from bottle import SimpleTemplate, request\ndef preview():\n    return SimpleTemplate(request.forms.get('tpl')).render()\n"),
+    (94, "from transformers import AutoModel\ndef bench(repo_id):\n    return AutoModel.from_pretrained(repo_id, trust_remote_code=True)\n"),
+    (502, "from hydra.utils import instantiate\nfrom omegaconf import OmegaConf\ndef build(uploaded_yaml):\n    return instantiate(OmegaConf.create(uploaded_yaml).model)\n"),
+    (502, "import mlflow.pyfunc\nfrom flask import request\ndef score():\n    return mlflow.pyfunc.load_model(request.json['uri'])\n"),
+    (328, "def pinned(key, expected):\n    return key.get_fingerprint().hex() == expected\n"),
+    (328, "import hashlib, os\ndef register(conn, email, pw):\n    salt = os.urandom(16).hex()\n    conn.execute('INSERT INTO users (email, password_hash, salt) VALUES (?, ?, ?)', (email, hashlib.sha256((salt + pw).encode()).hexdigest(), salt))\n"),
+    (338, "from nanoid import non_secure_generate\ndef share_slug():\n    return non_secure_generate(size=21)\n"),
+    (338, "import petname\ndef rotate_guest_passphrase(site):\n    return petname.generate(words=4)\n"),
+    (611, "from xsdata.formats.dataclass.parsers.config import ParserConfig\ndef cfg():\n    return ParserConfig(process_xinclude=True)\n"),
+    (611, "import libxml2\ndef read(b):\n    return libxml2.readMemory(b, len(b), 'x.xml', None, libxml2.XML_PARSE_NOENT)\n"),
+    (918, "import cv2\nfrom fastapi import FastAPI\napp = FastAPI()\n@app.get('/preview')\ndef preview(stream_url: str):\n    return cv2.VideoCapture(stream_url).read()[0]\n"),
+    (918, "import xmlrpc.client\nfrom celery import shared_task\n@shared_task\ndef import_blog(blog_url):\n    return xmlrpc.client.ServerProxy(blog_url + '/xmlrpc.php').wp.getPosts(1)\n"),
 ]
 
 FIXED = [
@@ -373,6 +391,17 @@ FIXED = [
     "import hashlib\nfrom itsdangerous import URLSafeSerializer\ndef signer(key):\n    return URLSafeSerializer(key, signer_kwargs={'digest_method': hashlib.sha256})\n",
     "from pypdf import PdfWriter\ndef seal(w: PdfWriter, pw):\n    w.encrypt(user_password=pw, owner_password=None, algorithm='AES-256')\n",
     "import zmq\ndef serve(sock):\n    while True:\n        msg = sock.recv_json()\n        print(msg)\n",
+    # eleventh batch (after ak/al's and am/an's one evaluation)
+    "import sarge\nfrom flask import request\ndef cert():\n    d = request.args['d']\n    return sarge.capture_stdout(sarge.shell_format('openssl s_client -connect {0}:443', d)).stdout.text\n",
+    "from hydra.utils import instantiate\nfrom omegaconf import OmegaConf\nALLOWED = {'torch.nn.Linear'}\ndef _check_targets(node):\n    if node.get('_target_') not in ALLOWED:\n        raise ValueError('target not allowed')\ndef build(uploaded_yaml):\n    cfg = OmegaConf.create(uploaded_yaml)\n    _check_targets(OmegaConf.to_container(cfg.model))\n    return instantiate(cfg.model)\n",
+    "import cv2, ipaddress, socket\nfrom urllib.parse import urlsplit\nfrom fastapi import FastAPI\napp = FastAPI()\ndef _public(url):\n    host = urlsplit(url).hostname\n    if not ipaddress.ip_address(socket.gethostbyname(host)).is_global:\n        raise ValueError('private address')\n    return url\n@app.get('/preview')\ndef preview(stream_url: str):\n    return cv2.VideoCapture(_public(stream_url)).read()[0]\n",
+    "import nh3\nfrom django.http import HttpResponse\ndef show(request, comment):\n    return HttpResponse(f'<p>{comment.author_id}</p>' + nh3.clean(comment.body_html))\n",
+    "from docutils.core import publish_parts\ndef render(comment):\n    return publish_parts(source=comment.body, writer_name='html', settings_overrides={'raw_enabled': False})['html_body']\n",
+    "import bcrypt\ndef register(conn, email, pw):\n    conn.execute('INSERT INTO users (email, password_hash) VALUES (?, ?)', (email, bcrypt.hashpw(pw.encode(), bcrypt.gensalt())))\n",
+    "import hashlib\ndef reset_password_token_digest(token):\n    return hashlib.sha256(token.encode()).hexdigest()\n",
+    "from nanoid import generate\ndef share_slug():\n    return generate(size=21)\n",
+    "import petname, secrets\ndef rotate_guest_passphrase(site):\n    return '-'.join(secrets.choice(WORDS) for _ in range(4))\nWORDS = ['a', 'b']\n",
+    "import sqlite_utils\nfrom flask import request\ndb = sqlite_utils.Database('x.db')\ndef books():\n    return list(db['books'].rows_where('author = ?', [request.args['a']]))\n",
 ]
 
 

@@ -62,7 +62,32 @@ _SECRET_CONTEXT = {"token", "secret", "password", "passwd", "pwd", "otp", "nonce
                    "reset", "verification", "verify", "auth", "pin", "apikey", "invite", "coupon", "voucher",
                    "magic", "activation", "confirm", "confirmation", "recovery", "unsubscribe", "passcode", "code",
                    "gift", "promo", "redeem", "referral", "temporary", "temp_password",
-                   "key", "keys", "sid", "cookie", "signup", "onetime", "challenge"}
+                   "key", "keys", "sid", "cookie", "signup", "onetime", "challenge", "passphrase"}
+
+
+_FAST_HASHES = {"sha224", "sha256", "sha384", "sha512", "sha3_224", "sha3_256", "sha3_384", "sha3_512",
+                "blake2b", "blake2s"}
+
+
+def _stores_passwords(fn: ast.AST) -> bool:
+    """The function handles stored passwords: an identifier or a string (not its docstring) names a
+    password hash, salt or column (``password_hash``, ``"INSERT ... password ..."``, ``hash_password``)."""
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) \
+        else fn.body
+    words: set[str] = set(_words(fn.name))
+    for st in body:
+        for n in ast.walk(st):
+            if isinstance(n, (ast.Name, ast.Attribute)):
+                words.update(_words(dotted_name(n)))
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+                words.update(w.lower() for w in re.findall(r"[A-Za-z]+", n.value))
+            elif isinstance(n, ast.arg):
+                words.update(_words(n.arg))
+    for a in fn.args.args + fn.args.kwonlyargs:
+        words.update(_words(a.arg))
+    return bool(words & {"password", "passwd", "pwd"}) and bool(words & {"hash", "hashed", "digest", "salt", "store",
+                                                                          "insert", "update", "save", "register",
+                                                                          "verify", "check", "login"})
 
 
 def _words(name: str) -> list[str]:
@@ -183,6 +208,8 @@ class ApiRules(ImportAliases):
         super().__init__()
         self.findings: list[tuple[int, int, str, str]] = []
         self.functions: list[str] = []
+        self.password_fns: list[bool] = []  # per enclosing function: does it store or check passwords?
+        self.secret_fns: list[bool] = []  # per enclosing function: does an identifier in it name a secret?
         self.argv_names: dict[str, ast.AST] = {}  # names bound to a shell argv list
         self.weak_rngs: set[str] = set()  # names bound to a non-cryptographic generator instance
         self.unauth_connections = False  # a multiprocessing.connection Listener/Client without authkey was made
@@ -197,12 +224,18 @@ class ApiRules(ImportAliases):
         # (@mutation.field("createApiKey"), @app.command("reset-token"))
         labels = [_const_str(a) or "" for d in node.decorator_list if isinstance(d, ast.Call) for a in d.args[:1]]
         self.functions.append("_".join([node.name] + [re.sub(r"\W+", "_", x) for x in labels if x]))
+        self.password_fns.append(_stores_passwords(node))
+        self.secret_fns.append(any(set(_words(dotted_name(n))) & _SECRET_CONTEXT
+                                   for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))
+                                   and not dotted_name(n).startswith("secrets")))  # the fix's own secrets.token_*
         saved = dict(self.argv_names)
         for arg, default in zip(reversed(node.args.args + node.args.kwonlyargs),
                                 reversed(node.args.defaults + [d for d in node.args.kw_defaults if d is not None])):
             self._credential(arg.arg, default, node)
         self.generic_visit(node)
         self.functions.pop()
+        self.password_fns.pop()
+        self.secret_fns.pop()
         self.argv_names = saved
 
     visit_FunctionDef = _function
@@ -377,9 +410,23 @@ class ApiRules(ImportAliases):
                 break
         if last == "hashed" and args and re.fullmatch(r"HASHED_(SALTED_)?(MD5|SHA)", dotted_name(args[0]).split(".")[-1]):
             self.hit(node, 328, "weak-password-hash", "the password is stored with a broken hash scheme (MD5 / SHA-1)")
+        # ---- 328: a fast hash (SHA-2, SHA-3, BLAKE2) computed over a password in code that stores or
+        # checks passwords: a GPU guesses billions a second (use bcrypt / argon2 / scrypt / pbkdf2)
+        if last in _FAST_HASHES and dotted_name(fn).split(".")[0] in ("hashlib", "") and args and \
+                self.password_fns and self.password_fns[-1] and _const_str(args[0]) is None and \
+                (self.resolved(full).startswith("hashlib.") or full.startswith("hashlib.")) and \
+                not any("token" in _words(dotted_name(n)) for n in ast.walk(args[0]) if isinstance(n, (ast.Name, ast.Attribute))):
+            self.hit(node, 328, "fast-password-hash", f"a password is hashed with {last}, a fast hash (use bcrypt, argon2 or scrypt)")
         # ---- 327: pypdf's 128-bit / 40-bit encryption is RC4
         if last == "encrypt" and ("use_128bit" in kw or "RC4" in (_const_str(kw.get("algorithm")) or "").upper()):
             self.hit(node, 327, "weak-cipher", "the PDF is encrypted with RC4 (use algorithm='AES-256')")
+        # ---- 328: paramiko's get_fingerprint() is MD5 (pin host keys by SHA-256)
+        if last == "get_fingerprint" and isinstance(fn, ast.Attribute) and not args:
+            self.hit(node, 328, "weak-hash", "get_fingerprint() is an MD5 digest of the key (compare SHA-256 fingerprints)")
+        # ---- 338: generators that say they are not secure, and word-list name generators used for secrets
+        if "non_secure" in last or (last in ("generate", "Generate", "generate_slug") and
+                                    rfull.split(".")[0] in ("petname", "coolname") and self._fn_mentions_secret()):
+            self.hit(node, 338, "weak-random", f"{full} uses a non-cryptographic generator for a secret value")
         # ---- 502: zmq's recv_pyobj unpickles whatever a peer sends
         if last == "recv_pyobj":
             self.hit(node, 502, "unpickle-socket", "recv_pyobj() unpickles what the peer sent (use recv_json / recv)")
@@ -603,6 +650,9 @@ class ApiRules(ImportAliases):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        # libxml2 parse options that substitute entities or load external DTDs
+        if node.attr in ("XML_PARSE_NOENT", "XML_PARSE_DTDLOAD") and dotted_name(node.value) == "libxml2":
+            self.hit(node, 611, "xxe-option", f"libxml2.{node.attr} expands entities / loads external DTDs")
         # SNMPv3 privacy with DES / 3DES (pysnmp usmDESPrivProtocol, usm3DESEDEPrivProtocol)
         if re.fullmatch(r"usm(3?DES\w*|DES)PrivProtocol", node.attr):
             self.hit(node, 327, "weak-cipher", "SNMPv3 privacy uses DES / 3DES (use usmAesCfb128Protocol or stronger)")
@@ -623,6 +673,9 @@ class ApiRules(ImportAliases):
         self.generic_visit(node)
 
     # ------------------------------------------------------------ helpers
+    def _fn_mentions_secret(self) -> bool:
+        return bool(self.secret_fns) and (self.secret_fns[-1] or self._secret_context([]))
+
     def _weak_digest_ref(self, node: ast.AST) -> bool:
         """``hashlib.md5`` / ``hashlib.sha1`` (or ``md5`` imported from hashlib) named, not called."""
         if isinstance(node, ast.Attribute) and node.attr in ("md5", "sha1") and dotted_name(node.value) == "hashlib":

@@ -17,7 +17,7 @@ from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import dotted_name as _name
 from engines.codeprm.findings import string_built as _string_built
 
-_SOURCE_ATTRS = {"args", "form", "values", "json", "files", "cookies", "headers", "data",
+_SOURCE_ATTRS = {"args", "form", "forms", "params", "arguments", "values", "json", "files", "cookies", "headers", "data",
                  "GET", "POST", "COOKIES", "FILES", "META", "query_params", "path_params", "body", "query",
                  "match_info", "rel_url", "query_string", "path", "full_path", "url", "base_url", "referrer",
                  "user_agent", "path_info", "raw_uri", "uri", "host_url"}
@@ -27,7 +27,7 @@ _SOURCE_CALLS = {"input", "raw_input", "getenv", "get_json", "recv", "recvfrom",
                  "get_cookie", "namelist", "infolist", "getmembers", "getnames", "get_filename"}
 # methods of a request object that return what the client sent (aiohttp/starlette/flask)
 _REQUEST_READS = {"text", "json", "post", "read", "body", "form", "get_data", "content", "stream"}
-_SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename",
+_SANITIZERS = {"int", "float", "bool", "quote", "escape", "basename", "secure_filename", "shell_format", "shell_quote",
                "clean", "abs", "len", "normpath_checked", "uuid4", "hex", "literal_eval",
                "quote_plus", "sha256", "safe_join", "isdigit", "isalnum", "format_html", "xhtml_escape",
                "conditional_escape", "escape_html", "quoteattr", "urlencode", "UUID", "ip_address", "ip_network",
@@ -154,6 +154,21 @@ def _origin_names(value: ast.AST) -> set[str]:
         if isinstance(n, ast.Name) and id(n) not in fields:
             other.add(n.id)
     return other
+
+
+def checking_wrappers(tree: ast.AST) -> set[str]:
+    """Module-level functions that raise on a bad argument and return that argument (or a value
+    made from it): ``def _public_url(u): if ...: raise ...; return u``. Their result is checked input."""
+    out = set()
+    for fn in getattr(tree, "body", []):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = {a.arg for a in fn.args.args + fn.args.posonlyargs + fn.args.kwonlyargs}
+        raises = any(isinstance(n, ast.Raise) for n in ast.walk(fn))
+        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        if raises and returns and all(_names(r) & params for r in returns):
+            out.add(fn.name)
+    return out
 
 
 def _raw_markdown(node: ast.AST | None) -> bool:
@@ -301,6 +316,7 @@ class _Taint(ImportAliases):
         self.dynamic_lines: set[int] = set()  # lines that build a string from a caller's value
         self.findings: list[tuple[int, int, str, str]] = []
         self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
+        self.validators: set[str] = set()  # module functions that raise on bad input and return it (checking wrappers)
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
         self.uploads: set[str] = set()  # names bound to an uploaded file object (request.FILES["x"]): not a path
         self.sandboxes: set[str] = set()  # names bound to a jinja2 SandboxedEnvironment()
@@ -348,7 +364,8 @@ class _Taint(ImportAliases):
         if isinstance(node, ast.Call):
             fn = node.func
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
-            if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node):
+            if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node) or (
+                    isinstance(fn, ast.Name) and fn.id in self.validators):
                 return False
             # SORT_COLUMNS.get(key): a value of a literal mapping (an allow-list lookup), unless the
             # default is the caller's value
@@ -356,9 +373,13 @@ class _Taint(ImportAliases):
                 return len(node.args) > 1 and self.tainted_expr(node.args[1], weak)
         if isinstance(node, ast.Subscript) and self._literal_map(node.value):
             return False
-        if isinstance(node, ast.Attribute) and node.attr in ("name", "stem", "suffix") and isinstance(node.value, ast.Call) \
-                and last_name(node.value.func) in ("Path", "PurePath", "PurePosixPath", "PosixPath"):
-            return False  # Path(p).name / .stem: the last component, no separators left
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.attr in ("id", "pk") or node.attr.endswith("_id")) and not self.is_source(node):
+            return False  # a record's key (comment.author_id): a number, not markup or a path
+        if isinstance(node, ast.Attribute) and (node.attr in ("stem", "suffix") or (
+                node.attr == "name" and isinstance(node.value, ast.Call) and
+                last_name(node.value.func) in ("Path", "PurePath", "PurePosixPath", "PosixPath"))):
+            return False  # p.stem / Path(p).name: the last component, no separators left
         if isinstance(node, ast.Attribute) and re.match(r"(self\.)?(request|req)\.(user|method|scheme|is_secure)\b",
                                                         _name(node)):
             return False  # the authenticated user and the request's method are the server's, not the client's text
@@ -644,6 +665,17 @@ class _Taint(ImportAliases):
                 self.tainted.discard(n)
                 self.weak.discard(n)
 
+    def visit_Expr(self, node: ast.Expr) -> None:
+        # check_targets(cfg) / validate_upload(f) as a statement: it raises on bad input, so what it
+        # was given is validated for the code after it
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(v, ast.Call) and set(last_name(v.func).lower().split("_")) & {"check", "validate", "verify",
+                                                                                      "ensure", "assert"}:
+            for n in self._with_origins(set().union(*(_names(a) for a in v.args)) if v.args else set()):
+                self.tainted.discard(n)
+                self.weak.discard(n)
+
     def visit_Try(self, node: ast.Try) -> None:
         # try: p.relative_to(root) / validate(x) ... except ...: raise/return/abort  validates p
         # for the code after the try, as an if-guard does
@@ -792,6 +824,16 @@ class _Taint(ImportAliases):
             self._hit(node, 78, "taint:os-command", "a cron job's shell command is built from input")
         if last == "exec_command" and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 78, "taint:remote-command", "a remote shell runs a command built from input")
+        # sarge parses its command strings with shell syntax (pipes, &&, redirections)
+        if "sarge" in c.rfull and last in ("run", "capture_stdout", "capture_stderr", "capture_both", "get_stdout",
+                                            "get_stderr", "get_both", "Command", "Pipeline") and first is not None \
+                and not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
+            self._hit(node, 78, "taint:os-command", "sarge runs a command line built from input (shell syntax)")
+        # at / sh / crontab read a shell script on stdin: subprocess.run(["at", when], input=script)
+        argv0 = first.elts[0] if isinstance(first, (ast.List, ast.Tuple)) and first.elts else None
+        if (_const_str(argv0) or "").rsplit("/", 1)[-1] in ("at", "batch", "sh", "bash", "zsh", "dash", "ksh", "crontab") \
+                and self._built_taint(kw.get("input"), weak=True):
+            self._hit(node, 78, "taint:os-command", "the shell script given on stdin is built from input")
         # ansible_runner.run(module="shell", module_args=...): the arguments are a shell command line
         module = (_const_str(kw.get("module")) or "").rsplit(".", 1)[-1]
         if last in ("run", "run_async") and "ansible_runner" in c.rfull and module in ("shell", "raw") and \
@@ -808,7 +850,7 @@ class _Taint(ImportAliases):
                 not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
             self._hit(node, 89, "taint:sql", "sql.SQL() marks user input as trusted SQL text (use sql.Identifier / placeholders)")
         if last in ("execute", "executemany", "executescript", "raw", "text", "read_sql", "read_sql_query",
-                    "RawSQL", "extra") and first is not None:
+                    "RawSQL", "extra", "rows_where", "count_where", "delete_where") and first is not None:
             built = _string_built(first) or (isinstance(first, ast.Name) and first.id in self.built)
             if built and self.tainted_expr(first, True):
                 self._hit(node, 89, "taint:sql", "SQL built from user input by string formatting")
@@ -821,6 +863,14 @@ class _Taint(ImportAliases):
                 m in c.rfull for m in ("tornado", "mako", "django", "chameleon", "genshi")) and \
                 first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
+        if last == "SimpleTemplate" and "bottle" in c.rfull and first is not None and self.tainted_expr(first):
+            self._hit(node, 94, "taint:template-injection", "user input is compiled as a bottle template (SSTI)")
+        # transformers' trust_remote_code=True runs the Python files of whatever repository it is given
+        trc = kw.get("trust_remote_code")
+        repo = first if first is not None else kw.get("pretrained_model_name_or_path", kw.get("model", kw.get("path")))
+        if isinstance(trc, ast.Constant) and trc.value is True and repo is not None and \
+                not isinstance(repo, ast.Constant) and self.tainted_expr(repo, weak=True):
+            self._hit(node, 94, "taint:remote-code", "trust_remote_code=True runs the code of a repository the caller names")
         # a Cheetah template is compiled to Python: any source that is not the code's own literal runs as code
         if c.rfull.split(".")[-1] == "Template" and "Cheetah" in c.rfull and first is not None and self.tainted_expr(first, weak=True):
             self._hit(node, 94, "taint:template-injection", "a Cheetah template (compiled to Python) comes from outside the code")
@@ -882,6 +932,20 @@ class _Taint(ImportAliases):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        # bokeh Div / panel and ipywidgets HTML panes render their text as HTML
+        if (last == "Div" and "bokeh" in c.rfull) or (last == "HTML" and any(m in c.rfull for m in ("panel", "ipywidgets"))):
+            cands = c.args[:1] + [kw[k] for k in ("text", "value", "object") if k in kw]
+            if any(self._html_arg(x) or self._built_taint(x) for x in cands):
+                self._hit(node, 79, "taint:template", "input is built into an HTML widget's markup without escaping")
+        # docutils writes raw HTML from the `raw` directive unless raw_enabled is off
+        if last in ("publish_parts", "publish_string", "publish_file", "publish_doctree") and "docutils" in c.rfull:
+            src = kw.get("source", first)
+            writer = (_const_str(kw.get("writer_name")) or "").lower()
+            ov = kw.get("settings_overrides")
+            raw_off = isinstance(ov, ast.Dict) and any(_const_str(k) == "raw_enabled" and isinstance(v, ast.Constant)
+                                                       and not v.value for k, v in zip(ov.keys, ov.values))
+            if "html" in writer and not raw_off and src is not None and self.tainted_expr(src, weak=True):
+                self._hit(node, 79, "taint:template", "reStructuredText from outside is published as HTML with raw HTML on")
         # yattag's doc.asis(s) inserts s verbatim; markdown-it with html on passes raw HTML through
         if last == "asis" and isinstance(c.fn, ast.Attribute) and first is not None and self._built_taint(first, weak=True):
             self._hit(node, 79, "taint:template", "a string built from input is inserted as raw HTML (asis)")
@@ -930,6 +994,9 @@ class _Taint(ImportAliases):
                 last == "setopt" and len(args) > 1 and _name(args[0]).split(".")[-1] == "URL" and
                 self.host_dynamic(args[1], weak=True)):
             self._hit(node, 918, "taint:ssrf", "a URL from the caller is fetched")
+        if ((last == "VideoCapture" and "cv2" in c.rfull) or (last in ("ServerProxy", "Server") and "xmlrpc" in c.rfull)) \
+                and first is not None and self.host_dynamic(first, weak=False):
+            self._hit(node, 918, "taint:ssrf", f"{last} connects to a URL from the caller")
         # imageio opens http(s) URLs as readily as files
         body = isinstance(first, ast.Attribute) and first.attr in ("content", "raw", "body", "data") or (
             isinstance(first, ast.Call) and last_name(first.func) in ("read", "getvalue", "BytesIO"))
@@ -965,11 +1032,18 @@ class _Taint(ImportAliases):
             safe = loader is not None and "Safe" in _name(loader)
             if not safe and (c.any_weak or loader is not None):
                 self._hit(node, 502, "taint:yaml", "yaml.load without SafeLoader on untrusted data")
+        # hydra's instantiate builds any class a config's _target_ names; mlflow models are pickles
+        if last in ("instantiate", "call") and "hydra" in c.rfull and c.args and self.tainted_expr(c.args[0], weak=True):
+            self._hit(node, 502, "taint:deserialize", "hydra instantiates whatever classes an outside config names (_target_)")
+        if last == "load_model" and "mlflow" in c.rfull and c.first is not None and self.tainted_expr(c.first):
+            self._hit(node, 502, "taint:deserialize", "an mlflow model (a pickle) is loaded from a URI the caller chose")
 
     def _xml_sinks(self, c: _CallSite) -> None:
         """CWE-611: XML parsed with entity expansion on (stdlib / lxml), unless a hardened parser is used."""
         node, fn, last, args, first, kw = c.node, c.fn, c.last, c.args, c.first, c.kw
         xfull = c.rfull
+        if isinstance(kw.get("process_xinclude"), ast.Constant) and kw["process_xinclude"].value is True:
+            self._hit(node, 611, "taint:xxe", "XInclude processing is on: the document can pull in local files and URLs")
         # xmlschema's defuse="never" turns its XXE defence off (the default defuses remote sources)
         if "xmlschema" in xfull and (_const_str(kw.get("defuse")) or "") == "never" and c.any_weak:
             self._hit(node, 611, "taint:xxe", "xmlschema is told never to defuse the XML it loads (defuse='never')")
@@ -1017,6 +1091,7 @@ def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
     """
     t = _Taint()
     t.consts = module_constants(tree)
+    t.validators = checking_wrappers(tree)
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
     dyn = [(ln, 0, MARK_DYNAMIC, "", "taint") for ln in sorted(t.dynamic_lines)]
