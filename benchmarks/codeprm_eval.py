@@ -65,6 +65,8 @@ same frozen round-9 system, each evaluated once.
 ``--variant ak`` / ``am``: the blind tests of the round-10 system, one per protocol: ak/al (novelty:
 APIs and shapes that differ from every earlier variant, the author read those) and am/an
 (realistic: typical backend-service and integration code, the author saw no earlier variant).
+``--variant ao`` / ``aq``: the blind tests of the round-11 system: ao/ap (realistic: data, ML and
+scientific Python, desktop and CLI apps) and aq/ar (novelty).
 """
 from __future__ import annotations
 
@@ -253,7 +255,8 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226),
             "ae": ("heldout_ae", "TEMPLATES_AE", 20261228), "ag": ("heldout_ag", "TEMPLATES_AG", 20261230),
             "ai": ("heldout_ai", "TEMPLATES_AI", 20261232),
-            "ak": ("heldout_ak", "TEMPLATES_AK", 20261234), "am": ("heldout_am", "TEMPLATES_AM", 20261236)}
+            "ak": ("heldout_ak", "TEMPLATES_AK", 20261234), "am": ("heldout_am", "TEMPLATES_AM", 20261236),
+            "ao": ("heldout_ao", "TEMPLATES_AO", 20261238), "aq": ("heldout_aq", "TEMPLATES_AQ", 20261240)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad and the realistic ae/af, ag/ah, ai/aj: each a blind test once, evaluated once, seen
+The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad, ak/al and the realistic ae/af, ag/ah, ai/aj, am/an: each a blind test once, evaluated once, seen
 since) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (engines/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
@@ -49,7 +49,8 @@ VALIDATION = {"e": ("heldout_e", "TEMPLATES_E", 20261203), "f": ("heldout_f", "T
               "t": ("heldout_t", "TEMPLATES_T", 20261219), "w": ("heldout_w", "TEMPLATES_W", 20261221),
               "y": ("heldout_y", "TEMPLATES_Y", 20261223), "aa": ("heldout_aa", "TEMPLATES_AA", 20261225),
               "ac": ("heldout_ac", "TEMPLATES_AC", 20261227), "ae": ("heldout_ae", "TEMPLATES_AE", 20261229),
-              "ag": ("heldout_ag", "TEMPLATES_AG", 20261231), "ai": ("heldout_ai", "TEMPLATES_AI", 20261233)}
+              "ag": ("heldout_ag", "TEMPLATES_AG", 20261231), "ai": ("heldout_ai", "TEMPLATES_AI", 20261233),
+              "ak": ("heldout_ak", "TEMPLATES_AK", 20261235), "am": ("heldout_am", "TEMPLATES_AM", 20261237)}
 
 
 def seen_items(val_path: Path, variant: str) -> list[dict]:

@@ -1,5 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
-t/u, w/x, y/z, aa/ab, ac/ad, ak/al; and ae/af, ag/ah, ai/aj, am/an of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+t/u, w/x, y/z, aa/ab, ac/ad, ak/al, aq/ar; and ae/af, ag/ah, ai/aj, am/an, ao/ap of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is training data in the default build (`codeprm_dataset.py
 --extra-train` is an experiment switch, off by default)."""
@@ -35,8 +35,10 @@ BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j",
          ("ac", ("ac", "ad"), "validation"),
          # the "realistic" protocol: typical assistant code, blind tests of the round-9 system (seen since)
          ("ae", ("ae", "af"), "validation"), ("ag", ("ag", "ah"), "validation"), ("ai", ("ai", "aj"), "validation"),
-         # the blind tests of the round-10 system: one novelty-protocol set, one realistic-protocol set
-         ("ak", ("ak", "al"), "test"), ("am", ("am", "an"), "test")]
+         # the blind tests of the round-10 system (seen since): one novelty-protocol set, one realistic
+         ("ak", ("ak", "al"), "validation"), ("am", ("am", "an"), "validation"),
+         # the blind tests of the round-11 system: one realistic-protocol set, one novelty-protocol set
+         ("ao", ("ao", "ap"), "test"), ("aq", ("aq", "ar"), "test")]
 
 
 def _module(x: str):
