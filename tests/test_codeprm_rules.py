@@ -238,6 +238,24 @@ VULNERABLE = [
     (611, "import libxml2\ndef read(b):\n    return libxml2.readMemory(b, len(b), 'x.xml', None, libxml2.XML_PARSE_NOENT)\n"),
     (918, "import cv2\nfrom fastapi import FastAPI\napp = FastAPI()\n@app.get('/preview')\ndef preview(stream_url: str):\n    return cv2.VideoCapture(stream_url).read()[0]\n"),
     (918, "import xmlrpc.client\nfrom celery import shared_task\n@shared_task\ndef import_blog(blog_url):\n    return xmlrpc.client.ServerProxy(blog_url + '/xmlrpc.php').wp.getPosts(1)\n"),
+    # twelfth batch (after ao/ap's and aq/ar's one evaluation): the same idioms in other words
+    (78, "import subprocess\nfrom pathlib import Path\nfrom flask import request, abort\nROOT = Path('nb').resolve()\ndef export():\n    p = (ROOT / request.form['nb']).resolve()\n    if not p.is_relative_to(ROOT):\n        abort(400)\n    subprocess.run(f\"jupyter nbconvert '{p}'\", shell=True)\n"),
+    (79, "import pandas as pd\nfrom flask import request\ndef preview():\n    frame = pd.read_csv(request.files['f'])\n    return frame.to_html(escape=False)\n"),
+    (918, "import pandas as pd\nfrom flask import request\ndef load():\n    src = request.get_json()['source_url']\n    return pd.read_csv(src).shape\n"),
+    (22, "from pathlib import Path\nfrom mcp.server.fastmcp import FastMCP\nmcp = FastMCP('ws')\nROOT = Path('/srv/ws')\n@mcp.tool()\ndef read_file(rel: str) -> str:\n    return (ROOT / rel).read_text()\n"),
+    (22, "import os, boto3\nfrom flask import request\ns3 = boto3.client('s3')\ndef publish():\n    s3.upload_file(os.path.join('/srv/reports', request.form['r']), 'bucket', 'k')\n"),
+    (78, "import salt.client\nfrom flask import request\nc = salt.client.LocalClient()\ndef journal():\n    unit = request.json['unit']\n    return c.cmd('web-01', 'cmd.run', [f'journalctl -u {unit}'])\n"),
+    (78, "import winrm\ndef restart(session: winrm.Session, svc):\n    return session.run_ps(f\"Restart-Service -Name '{svc}'\")\n"),
+    (79, "import tornado.template\nPAGE = tornado.template.Template('<li>{% raw note %}</li>')\n"),
+    (89, "import sqlalchemy as sa\nfrom fastapi import FastAPI\napp = FastAPI()\n@app.get('/t')\ndef t(sort: str = 'id'):\n    return sa.select(sa.table('t')).order_by(sa.literal_column(sort))\n"),
+    (89, "from peewee import SQL\nfrom flask import request\ndef recent(Order):\n    return Order.select().where(SQL(f\"created >= '{request.args['since']}'\"))\n"),
+    (502, "from kombu import Connection\ndef consume(conn: Connection, q, cb):\n    with conn.Consumer(q, callbacks=[cb], accept=['json', 'pickle']):\n        conn.drain_events()\n"),
+    (327, "import pyaes\ndef seal(key, data):\n    return pyaes.Encrypter(pyaes.AESModeOfOperationECB(key)).feed(data)\n"),
+    (327, "import gnupg\ndef seal(gpg: gnupg.GPG, fh, pw):\n    return gpg.encrypt_file(fh, recipients=None, symmetric='3DES', passphrase=pw)\n"),
+    (328, "from pyhanko.sign import signers\ndef meta():\n    return signers.PdfSignatureMetadata(field_name='Approval', md_algorithm='sha1')\n"),
+    (338, "import numpy as np\ndef locker_pins(n):\n    rng = np.random.default_rng()\n    pins = rng.integers(0, 1_000_000, size=n)\n    return pins\n"),
+    (918, "import yt_dlp\nfrom celery import shared_task\n@shared_task\ndef fetch(link):\n    with yt_dlp.YoutubeDL({}) as ydl:\n        return ydl.extract_info(link, download=False)\n"),
+    (94, "import torch\nfrom flask import request\ndef register():\n    body = request.get_json()\n    return torch.hub.load(body['repo'], body['entry'], trust_repo=True)\n"),
 ]
 
 FIXED = [
@@ -402,6 +420,15 @@ FIXED = [
     "from nanoid import generate\ndef share_slug():\n    return generate(size=21)\n",
     "import petname, secrets\ndef rotate_guest_passphrase(site):\n    return '-'.join(secrets.choice(WORDS) for _ in range(4))\nWORDS = ['a', 'b']\n",
     "import sqlite_utils\nfrom flask import request\ndb = sqlite_utils.Database('x.db')\ndef books():\n    return list(db['books'].rows_where('author = ?', [request.args['a']]))\n",
+    # twelfth batch (after ao/ap's and aq/ar's one evaluation)
+    "import subprocess\nfrom pathlib import Path\nfrom flask import request, abort\nROOT = Path('nb').resolve()\ndef export():\n    p = (ROOT / request.form['nb']).resolve()\n    if not p.is_relative_to(ROOT):\n        abort(400)\n    subprocess.run(['jupyter', 'nbconvert', str(p)], check=True)\n",
+    "import pandas as pd\nfrom flask import request\ndef preview():\n    frame = pd.read_csv(request.files['f'])\n    return frame.to_html()\n",
+    "import markdown2\nfrom fastapi import Form\nfrom fastapi.responses import HTMLResponse\ndef preview(text: str = Form(...)):\n    return HTMLResponse(f\"<div>{markdown2.markdown(text, safe_mode='escape')}</div>\")\n",
+    "import torch\nfrom flask import request, abort\nAPPROVED = {'pytorch/vision:v0.17.0': {'resnet50'}}\ndef register():\n    body = request.get_json()\n    repo, entry = body['repo'], body['entry']\n    if entry not in APPROVED.get(repo, ()):\n        abort(400)\n    return torch.hub.load(repo, entry, trust_repo=True)\n",
+    "import boto3\nfrom celery import Celery\napp = Celery('x')\n@app.task\ndef backup(site_id: int, bucket: str):\n    boto3.client('s3').upload_file(f'/srv/backups/{site_id}.tgz', bucket, 'k')\n",
+    "import gnupg\ndef seal(gpg: gnupg.GPG, fh, pw):\n    return gpg.encrypt_file(fh, recipients=None, symmetric='AES256', passphrase=pw)\n",
+    "from pyhanko.sign import signers\ndef meta():\n    return signers.PdfSignatureMetadata(field_name='Approval', md_algorithm='sha256')\n",
+    "import secrets\ndef locker_pins(n):\n    return [secrets.randbelow(1_000_000) for _ in range(n)]\n",
 ]
 
 

@@ -242,7 +242,10 @@ class ApiRules(ImportAliases):
     visit_AsyncFunctionDef = _function
 
     def _secret_context(self, names: list[str]) -> bool:
-        return any(set(_words(n)) & _SECRET_CONTEXT for n in names + self.functions[-1:] if n)
+        def words(n: str) -> set[str]:  # plurals count too: pins, tokens, codes
+            w = set(_words(n))
+            return w | {x[:-1] for x in w if x.endswith("s") and len(x) > 3}
+        return any(words(n) & _SECRET_CONTEXT for n in names + self.functions[-1:] if n)
 
     # ------------------------------------------------------------ assignments
     def _credential(self, name: str, value: ast.AST | None, node: ast.AST) -> None:
@@ -327,8 +330,8 @@ class ApiRules(ImportAliases):
         if lit and _SECRET_SHAPES.search(lit):
             self.hit(node, 798, "secret-literal", "the literal looks like a real key, token or password-bearing URL")
         # an HTML template that prints a value raw: bottle {{!x}}, mustache / handlebars {{{x}}}
-        if lit and "<" in lit and ">" in lit and re.search(r"\{\{!\s*\w|\{\{\{\s*\w", lit):
-            self.hit(node, 79, "template-raw-output", "the HTML template prints a value without escaping ({{!...}} / {{{...}}})")
+        if lit and "<" in lit and ">" in lit and re.search(r"\{\{!\s*\w|\{\{\{\s*\w|\{%\s*raw\s+\w", lit):
+            self.hit(node, 79, "template-raw-output", "the HTML template prints a value without escaping ({{!...}} / {{{...}}} / {% raw ... %})")
         if lit and re.search(r"(Unsalted)?(MD5|SHA1)PasswordHasher|UnsaltedSHA1|CryptPasswordHasher", lit):
             self.hit(node, 328, "weak-password-hash", "a broken password hasher is configured")
 
@@ -427,6 +430,21 @@ class ApiRules(ImportAliases):
         if "non_secure" in last or (last in ("generate", "Generate", "generate_slug") and
                                     rfull.split(".")[0] in ("petname", "coolname") and self._fn_mentions_secret()):
             self.hit(node, 338, "weak-random", f"{full} uses a non-cryptographic generator for a secret value")
+        # ---- 327 / 328: weak algorithms chosen by keyword (gnupg symmetric="3DES", pyhanko md_algorithm="sha1")
+        for k, v in kw.items():
+            val = (_const_str(v) or "").upper().replace("-", "")
+            kl = (k or "").lower()
+            if kl in ("symmetric", "cipher_algo", "cipher", "cipher_algorithm", "encryption_algorithm") and \
+                    val in ("3DES", "DES", "DES3", "TRIPLEDES", "CAST5", "IDEA", "BLOWFISH", "RC4", "RC2"):
+                self.hit(node, 327, "weak-cipher", f"{k}={_const_str(v)!r} is a broken or legacy cipher")
+            if re.fullmatch(r"(md|digest|hash|signature_hash|hash_alg|digest_alg|md_alg)(_?(algorithm|algo|alg|name|method))?", kl) \
+                    and val in ("MD5", "SHA1", "SHA"):
+                self.hit(node, 328, "weak-hash", f"{k}={_const_str(v)!r} selects a broken hash")
+        # ---- 502: kombu consumers that accept pickle unpickle what any publisher sends
+        acc = kw.get("accept")
+        if last == "Consumer" and isinstance(acc, (ast.List, ast.Tuple, ast.Set)) and any(
+                (_const_str(e) or "") in ("pickle", "application/x-python-serialize") for e in acc.elts):
+            self.hit(node, 502, "pickle-serializer", "the consumer accepts pickle: any publisher can run code in it")
         # ---- 502: zmq's recv_pyobj unpickles whatever a peer sends
         if last == "recv_pyobj":
             self.hit(node, 502, "unpickle-socket", "recv_pyobj() unpickles what the peer sent (use recv_json / recv)")
@@ -554,7 +572,7 @@ class ApiRules(ImportAliases):
                 not any(self._random_name(a) for a in args[1:]):
             self.hit(node, 377, "predictable-temp", "a predictable file name in the shared temp directory")
         # ---- 502: deserialisers that can run code
-        if last == "load" and parts & {"torch"} and not (isinstance(kw.get("weights_only"), ast.Constant)
+        if last == "load" and parts & {"torch"} and "hub" not in parts and not (isinstance(kw.get("weights_only"), ast.Constant)
                                                          and kw["weights_only"].value is True):
             self.hit(node, 502, "torch-load", "torch.load without weights_only=True unpickles arbitrary objects")
         if last in ("load", "loads") and parts & {"joblib", "dill", "cloudpickle", "jsonpickle", "shelve"}:
@@ -650,6 +668,9 @@ class ApiRules(ImportAliases):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        # pyaes / other ECB modes of operation
+        if node.attr.endswith("ModeOfOperationECB"):
+            self.hit(node, 327, "weak-cipher", f"{node.attr}: ECB leaks patterns of the plaintext")
         # libxml2 parse options that substitute entities or load external DTDs
         if node.attr in ("XML_PARSE_NOENT", "XML_PARSE_DTDLOAD") and dotted_name(node.value) == "libxml2":
             self.hit(node, 611, "xxe-option", f"libxml2.{node.attr} expands entities / loads external DTDs")

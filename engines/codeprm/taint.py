@@ -156,6 +156,15 @@ def _origin_names(value: ast.AST) -> set[str]:
     return other
 
 
+def _path_contained(test: ast.AST) -> bool:
+    """The test checks path containment (``is_relative_to``, ``commonpath``, a resolved ``startswith``)."""
+    return any(isinstance(n, ast.Call) and last_name(n.func) in ("is_relative_to", "commonpath", "relative_to")
+               for n in ast.walk(test)) or any(
+        isinstance(n, ast.Call) and last_name(n.func) == "startswith" and any(
+            isinstance(m, ast.Call) and last_name(m.func) in ("realpath", "abspath", "resolve") for m in ast.walk(n.func))
+        for n in ast.walk(test))
+
+
 def checking_wrappers(tree: ast.AST) -> set[str]:
     """Module-level functions that raise on a bad argument and return that argument (or a value
     made from it): ``def _public_url(u): if ...: raise ...; return u``. Their result is checked input."""
@@ -317,6 +326,8 @@ class _Taint(ImportAliases):
         self.findings: list[tuple[int, int, str, str]] = []
         self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
         self.validators: set[str] = set()  # module functions that raise on bad input and return it (checking wrappers)
+        self.path_checked: set[str] = set()  # request paths cleared by a containment check only (not shell-safe)
+        self._tree_root: ast.AST = ast.Module(body=[], type_ignores=[])
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
         self.uploads: set[str] = set()  # names bound to an uploaded file object (request.FILES["x"]): not a path
         self.sandboxes: set[str] = set()  # names bound to a jinja2 SandboxedEnvironment()
@@ -364,7 +375,9 @@ class _Taint(ImportAliases):
         if isinstance(node, ast.Call):
             fn = node.func
             last = fn.attr if isinstance(fn, ast.Attribute) else (fn.id if isinstance(fn, ast.Name) else "")
-            if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node) or (
+            safe_md = last == "markdown" and any(k.arg == "safe_mode" and not (isinstance(k.value, ast.Constant) and
+                                                                             not k.value.value) for k in node.keywords)
+            if last in _SANITIZERS or _name(fn) == "shlex.join" or _escapes_markup(node) or safe_md or (
                     isinstance(fn, ast.Name) and fn.id in self.validators):
                 return False
             # SORT_COLUMNS.get(key): a value of a literal mapping (an allow-list lookup), unless the
@@ -593,7 +606,8 @@ class _Taint(ImportAliases):
         self.classes.pop()
 
     def _function(self, node) -> None:
-        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web), set(self.by_name))
+        saved = (set(self.tainted), set(self.weak), set(self.built), set(self.html), set(self.web), set(self.by_name),
+                 set(self.path_checked))
         a = node.args
         self.by_name -= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
         routed = any("route" in _name(d.func if isinstance(d, ast.Call) else d) or
@@ -607,7 +621,7 @@ class _Taint(ImportAliases):
                      # a task-queue job (@huey.task, @app.task, @shared_task, @dramatiq.actor): its
                      # arguments arrive in a queue message that a web request enqueued
                      last_name(d.func if isinstance(d, ast.Call) else d) in ("task", "shared_task", "actor",
-                                                                             "periodic_task", "db_task")
+                                                                             "periodic_task", "db_task", "tool")
                      for d in node.decorator_list)
         handler = bool(self.classes) and node.name in _HANDLER_METHODS and any(
             _name(b).split(".")[-1].endswith(_HANDLER_BASES) for b in self.classes[-1].bases)
@@ -638,7 +652,7 @@ class _Taint(ImportAliases):
                                    for d in node.decorator_list))
         self.generic_visit(node)
         self.bash_tasks.pop()
-        self.tainted, self.weak, self.built, self.html, self.web, self.by_name = saved
+        self.tainted, self.weak, self.built, self.html, self.web, self.by_name, self.path_checked = saved
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
@@ -661,7 +675,12 @@ class _Taint(ImportAliases):
         else:
             self.generic_visit(node)
         if self._aborts(node.body[-1] if node.body else None):
-            for n in self._with_origins(_validated(node.test)):
+            cleared = self._with_origins(_validated(node.test))
+            # a containment check (p.is_relative_to(root)) makes a path safe to open, not to paste
+            # into a shell command line: a file name can still hold quotes and ;
+            if _path_contained(node.test):
+                self.path_checked |= {n for n in cleared if n in self.tainted}
+            for n in cleared:
                 self.tainted.discard(n)
                 self.weak.discard(n)
 
@@ -756,6 +775,8 @@ class _Taint(ImportAliases):
             return bool(args) and not upload and self.tainted_expr(args[0])
         if last in _PATH_CALLS or (last in ("file", "file_stream") and "response" in c.rfull):
             return any(self.tainted_expr(a) for a in args[:2])
+        if last == "upload_file" and args:  # boto3 s3.upload_file(local_path, bucket, key) reads that local file
+            return self.tainted_expr(args[0])
         if (last in _WRITER_METHODS and isinstance(node.func, ast.Attribute)) or (last == "connect" and mod == "sqlite3"):
             dest = args[0] if args else next((k.value for k in node.keywords if k.arg in ("path", "path_or_buf",
                                                                                           "fname", "database")), None)
@@ -805,6 +826,8 @@ class _Taint(ImportAliases):
                 self._hit(node, 78, "taint:os-command", "user input reaches a shell command")
             elif shell and self.tainted_expr(first if first is not None else kw.get("args"), True):
                 self._hit(node, 78, "taint:os-command", "user input reaches subprocess with shell=True")
+            elif shell and first is not None and _string_built(first) and _names(first) & self.path_checked:
+                self._hit(node, 78, "taint:os-command", "a request path (checked to stay in its folder, not quoted) is pasted into a shell command")
             elif shell and first is not None and self._built_from_fields(first):
                 self._hit(node, 78, "taint:os-command", "a shell command is formatted from an object's fields (shell=True)")
         elif shell and any(self.tainted_expr(a, True) for a in c.args):  # e.g. asyncio.to_thread(subprocess.run, cmd, shell=True)
@@ -834,6 +857,13 @@ class _Taint(ImportAliases):
         if (_const_str(argv0) or "").rsplit("/", 1)[-1] in ("at", "batch", "sh", "bash", "zsh", "dash", "ksh", "crontab") \
                 and self._built_taint(kw.get("input"), weak=True):
             self._hit(node, 78, "taint:os-command", "the shell script given on stdin is built from input")
+        # salt's cmd.run / cmd.shell and winrm's run_ps / run_cmd run their command line in a remote shell
+        if last == "cmd" and len(c.args) > 2 and (_const_str(c.args[1]) or "") in ("cmd.run", "cmd.shell", "cmd.script",
+                                                                                       "cmd.run_all") and \
+                any(self._built_taint(e, weak=True) for e in ast.walk(c.args[2]) if isinstance(e, ast.expr)):
+            self._hit(node, 78, "taint:remote-command", "salt runs a command line built from input on the minion")
+        if last in ("run_ps", "run_cmd") and first is not None and self._built_taint(first, weak=True):
+            self._hit(node, 78, "taint:remote-command", "a remote shell (WinRM) runs a command built from input")
         # ansible_runner.run(module="shell", module_args=...): the arguments are a shell command line
         module = (_const_str(kw.get("module")) or "").rsplit(".", 1)[-1]
         if last in ("run", "run_async") and "ansible_runner" in c.rfull and module in ("shell", "raw") and \
@@ -846,6 +876,9 @@ class _Taint(ImportAliases):
         if last == "text" and ("sqlalchemy" in c.rfull or c.mod in ("sa", "")) and first is not None and \
                 not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
             self._hit(node, 89, "taint:sql", "user input becomes raw SQL through text()")
+        if (last == "literal_column" and first is not None and not isinstance(first, ast.Constant) and
+                self.tainted_expr(first)) or (last == "SQL" and "peewee" in c.rfull and self._built_taint(first, weak=True)):
+            self._hit(node, 89, "taint:sql", f"{last}() puts user input into the SQL text")
         if last == "SQL" and ("psycopg" in c.rfull or c.mod == "sql") and first is not None and \
                 not isinstance(first, ast.Constant) and self.tainted_expr(first, True):
             self._hit(node, 89, "taint:sql", "sql.SQL() marks user input as trusted SQL text (use sql.Identifier / placeholders)")
@@ -865,6 +898,9 @@ class _Taint(ImportAliases):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a template (SSTI)")
         if last == "SimpleTemplate" and "bottle" in c.rfull and first is not None and self.tainted_expr(first):
             self._hit(node, 94, "taint:template-injection", "user input is compiled as a bottle template (SSTI)")
+        if last == "load" and "hub" in c.rfull.split(".") and "torch" in c.rfull and first is not None and \
+                not isinstance(first, ast.Constant) and self.tainted_expr(first):
+            self._hit(node, 94, "taint:remote-code", "torch.hub.load runs the hubconf.py of a repository the caller names")
         # transformers' trust_remote_code=True runs the Python files of whatever repository it is given
         trc = kw.get("trust_remote_code")
         repo = first if first is not None else kw.get("pretrained_model_name_or_path", kw.get("model", kw.get("path")))
@@ -932,6 +968,11 @@ class _Taint(ImportAliases):
                 self.vetted_lines.add(node.lineno)
             if into_body or marked_safe:
                 self._hit(node, 79, "taint:template", "user input reaches HTML without escaping")
+        # DataFrame.to_html(escape=False) writes the cells' text as markup
+        esc = kw.get("escape")
+        if last == "to_html" and isinstance(esc, ast.Constant) and esc.value is False and isinstance(c.fn, ast.Attribute) \
+                and self.tainted_expr(c.fn.value, weak=True):
+            self._hit(node, 79, "taint:template", "a table of outside data is rendered with escape=False")
         # bokeh Div / panel and ipywidgets HTML panes render their text as HTML
         if (last == "Div" and "bokeh" in c.rfull) or (last == "HTML" and any(m in c.rfull for m in ("panel", "ipywidgets"))):
             cands = c.args[:1] + [kw[k] for k in ("text", "value", "object") if k in kw]
@@ -997,6 +1038,10 @@ class _Taint(ImportAliases):
         if ((last == "VideoCapture" and "cv2" in c.rfull) or (last in ("ServerProxy", "Server") and "xmlrpc" in c.rfull)) \
                 and first is not None and self.host_dynamic(first, weak=False):
             self._hit(node, 918, "taint:ssrf", f"{last} connects to a URL from the caller")
+        if last in ("extract_info", "download") and isinstance(fn, ast.Attribute) and "yt_dlp" in "".join(
+                self.resolved(_name(x.func)) for x in ast.walk(self._tree_root) if isinstance(x, ast.Call)
+                and last_name(x.func) == "YoutubeDL") and c.args and self.host_dynamic(c.args[0], weak=False):
+            self._hit(node, 918, "taint:ssrf", "yt-dlp fetches a URL from the caller (any host, any scheme it supports)")
         # imageio opens http(s) URLs as readily as files
         body = isinstance(first, ast.Attribute) and first.attr in ("content", "raw", "body", "data") or (
             isinstance(first, ast.Call) and last_name(first.func) in ("read", "getvalue", "BytesIO"))
@@ -1004,7 +1049,7 @@ class _Taint(ImportAliases):
                 not body and self.host_dynamic(first, weak=False):
             self._hit(node, 918, "taint:ssrf", "imageio fetches the URL it is given, here one from the caller")
         if last.startswith("read_") and mod in ("pd", "pandas") and first is not None and self.tainted_expr(first) and \
-                _url_named(first):
+                (_url_named(first) or (isinstance(first, ast.Name) and first.id in self.url_names)):
             self._hit(node, 918, "taint:ssrf", "pandas fetches a user-supplied URL")
         if last in _REQ_FUNCS and (mod in _REQ_MODS or "request" in full or "session" in full.lower()
                                    or "client" in full.lower() or "http" in full.lower()) and "args" not in full:
@@ -1092,6 +1137,7 @@ def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
     t = _Taint()
     t.consts = module_constants(tree)
     t.validators = checking_wrappers(tree)
+    t._tree_root = tree
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
     dyn = [(ln, 0, MARK_DYNAMIC, "", "taint") for ln in sorted(t.dynamic_lines)]
