@@ -67,6 +67,8 @@ APIs and shapes that differ from every earlier variant, the author read those) a
 (realistic: typical backend-service and integration code, the author saw no earlier variant).
 ``--variant ao`` / ``aq``: the blind tests of the round-11 system: ao/ap (realistic: data, ML and
 scientific Python, desktop and CLI apps) and aq/ar (novelty).
+``--variant as`` / ``au``: the blind tests of the round-12 system: as/at (realistic: e-commerce and
+SaaS product features) and au/av (novelty).
 """
 from __future__ import annotations
 
@@ -256,7 +258,8 @@ HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEM
             "ae": ("heldout_ae", "TEMPLATES_AE", 20261228), "ag": ("heldout_ag", "TEMPLATES_AG", 20261230),
             "ai": ("heldout_ai", "TEMPLATES_AI", 20261232),
             "ak": ("heldout_ak", "TEMPLATES_AK", 20261234), "am": ("heldout_am", "TEMPLATES_AM", 20261236),
-            "ao": ("heldout_ao", "TEMPLATES_AO", 20261238), "aq": ("heldout_aq", "TEMPLATES_AQ", 20261240)}
+            "ao": ("heldout_ao", "TEMPLATES_AO", 20261238), "aq": ("heldout_aq", "TEMPLATES_AQ", 20261240),
+            "as": ("heldout_as", "TEMPLATES_AS", 20261242), "au": ("heldout_au", "TEMPLATES_AU", 20261244)}
 
 
 def held_out_items(items: list[dict], variant: str) -> list[dict]:

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad, ak/al and the realistic ae/af, ag/ah, ai/aj, am/an: each a blind test once, evaluated once, seen
+The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad, ak/al, aq/ar and the realistic ae/af, ag/ah, ai/aj, am/an, ao/ap: each a blind test once, evaluated once, seen
 since) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (engines/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
@@ -50,7 +50,8 @@ VALIDATION = {"e": ("heldout_e", "TEMPLATES_E", 20261203), "f": ("heldout_f", "T
               "y": ("heldout_y", "TEMPLATES_Y", 20261223), "aa": ("heldout_aa", "TEMPLATES_AA", 20261225),
               "ac": ("heldout_ac", "TEMPLATES_AC", 20261227), "ae": ("heldout_ae", "TEMPLATES_AE", 20261229),
               "ag": ("heldout_ag", "TEMPLATES_AG", 20261231), "ai": ("heldout_ai", "TEMPLATES_AI", 20261233),
-              "ak": ("heldout_ak", "TEMPLATES_AK", 20261235), "am": ("heldout_am", "TEMPLATES_AM", 20261237)}
+              "ak": ("heldout_ak", "TEMPLATES_AK", 20261235), "am": ("heldout_am", "TEMPLATES_AM", 20261237),
+              "ao": ("heldout_ao", "TEMPLATES_AO", 20261239), "aq": ("heldout_aq", "TEMPLATES_AQ", 20261241)}
 
 
 def seen_items(val_path: Path, variant: str) -> list[dict]:

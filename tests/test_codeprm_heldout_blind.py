@@ -1,5 +1,5 @@
 """The blind held-out variants written by independent authors (f/g, h/i, j/k, l/m, n/o, p/q, r/s,
-t/u, w/x, y/z, aa/ab, ac/ad, ak/al, aq/ar; and ae/af, ag/ah, ai/aj, am/an, ao/ap of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
+t/u, w/x, y/z, aa/ab, ac/ad, ak/al, aq/ar, au/av; and ae/af, ag/ah, ai/aj, am/an, ao/ap, as/at of the "realistic" protocol): one table, one set of checks. Each was the blind test of one system and evaluated once; the earlier ones are
 validation data since (embedded in the VAL hosts by scripts/codeprm_select.py only); the newest
 one tests the current system. None is training data in the default build (`codeprm_dataset.py
 --extra-train` is an experiment switch, off by default)."""
@@ -37,8 +37,10 @@ BLIND = [("f", ("f", "g"), "validation"), ("h", ("h", "i"), "validation"), ("j",
          ("ae", ("ae", "af"), "validation"), ("ag", ("ag", "ah"), "validation"), ("ai", ("ai", "aj"), "validation"),
          # the blind tests of the round-10 system (seen since): one novelty-protocol set, one realistic
          ("ak", ("ak", "al"), "validation"), ("am", ("am", "an"), "validation"),
-         # the blind tests of the round-11 system: one realistic-protocol set, one novelty-protocol set
-         ("ao", ("ao", "ap"), "test"), ("aq", ("aq", "ar"), "test")]
+         # the blind tests of the round-11 system (seen since): one realistic, one novelty
+         ("ao", ("ao", "ap"), "validation"), ("aq", ("aq", "ar"), "validation"),
+         # the blind tests of the round-12 system: one realistic-protocol set, one novelty-protocol set
+         ("as", ("as", "at"), "test"), ("au", ("au", "av"), "test")]
 
 
 def _module(x: str):
