@@ -1,6 +1,7 @@
 '''Blind template variants "ak" and "al": realistic code (new APIs relative to every earlier set), for evaluation only.
 
-Status: the novelty-protocol blind test of the round-10 (current) system, evaluated once (2026-12-01 14:31 UTC).
+Status: the novelty-protocol blind test of the round-10 system, evaluated once (2026-12-01 14:31 UTC);
+validation data since round 11 (scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests or results, and who ran no analyser on these templates. APIs,

@@ -1,6 +1,7 @@
 '''Blind template variants "am" and "an": realistic code (backend services and integrations), for evaluation only.
 
-Status: the realistic-protocol blind test of the round-10 (current) system, evaluated once (2026-12-01 14:32 UTC).
+Status: the realistic-protocol blind test of the round-10 system, evaluated once (2026-12-01 14:32 UTC);
+validation data since round 11 (scripts/codeprm_select.py only).
 
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests, results or any earlier template set, and who ran no analyser

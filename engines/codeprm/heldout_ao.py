@@ -1,5 +1,8 @@
 '''Blind template variants "ao" and "ap": realistic code (data, ML and scientific Python; desktop and CLI apps), for evaluation only.
 
+Status: the realistic-protocol blind test of the round-11 system, evaluated once (2026-12-01 15:08 UTC);
+validation data since round 12 (scripts/codeprm_select.py only).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests, results or any earlier template set, and who ran no analyser
 on these templates. Evaluation only: never train, calibrate, select or tune on this module.

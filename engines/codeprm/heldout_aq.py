@@ -1,5 +1,8 @@
 '''Blind template variants "aq" and "ar": realistic code (new APIs relative to every earlier set), for evaluation only.
 
+Status: the novelty-protocol blind test of the round-11 system, evaluated once (2026-12-01 15:09 UTC);
+validation data since round 12 (scripts/codeprm_select.py only).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests or results, and who ran no analyser on these templates. APIs,
 call patterns, data flows, fixes and code shapes differ from every earlier variant. Evaluation only: never train, calibrate, select or tune on this module.

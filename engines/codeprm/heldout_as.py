@@ -1,5 +1,7 @@
 '''Blind template variants "as" and "at": realistic code (e-commerce and SaaS product features), for evaluation only.
 
+Status: the realistic-protocol blind test of the round-12 (current) system, evaluated once (2026-12-01 15:36 UTC).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests, results or any earlier template set, and who ran no analyser
 on these templates. Evaluation only: never train, calibrate, select or tune on this module.

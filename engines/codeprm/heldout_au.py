@@ -1,5 +1,7 @@
 '''Blind template variants "au" and "av": realistic code (new APIs relative to every earlier set), for evaluation only.
 
+Status: the novelty-protocol blind test of the round-12 (current) system, evaluated once (2026-12-01 15:37 UTC).
+
 Written blind on 2026-12-01 by an independent author who did not see the detector's code, its
 rules, models, data, scripts, tests or results, and who ran no analyser on these templates. APIs,
 call patterns, data flows, fixes and code shapes differ from every earlier variant. Evaluation only: never train, calibrate, select or tune on this module.
