@@ -327,7 +327,7 @@ class _Taint(ImportAliases):
         self.consts: dict[str, ast.AST] = {}  # module / class literals (module_constants), set before the visit
         self.validators: set[str] = set()  # module functions that raise on bad input and return it (checking wrappers)
         self.path_checked: set[str] = set()  # request paths cleared by a containment check only (not shell-safe)
-        self._tree_root: ast.AST = ast.Module(body=[], type_ignores=[])
+        self.downloaders: set[str] = set()  # names bound to a yt_dlp.YoutubeDL(...) (it fetches any URL)
         self.archives: set[str] = set()  # names bound to an open zip/tar archive (its .open() reads a member)
         self.uploads: set[str] = set()  # names bound to an uploaded file object (request.FILES["x"]): not a path
         self.sandboxes: set[str] = set()  # names bound to a jinja2 SandboxedEnvironment()
@@ -535,6 +535,8 @@ class _Taint(ImportAliases):
         (self.archives.update if self._archive(v) else self.archives.difference_update)(bound)
         (self.uploads.update if _upload(v) else self.uploads.difference_update)(bound)
         (self.raw_markdown.update if _raw_markdown(v) else self.raw_markdown.difference_update)(bound)
+        ydl = isinstance(v, ast.Call) and last_name(v.func) == "YoutubeDL"
+        (self.downloaders.update if ydl else self.downloaders.difference_update)(bound)
         sandbox = isinstance(v, ast.Call) and "Sandboxed" in last_name(v.func)
         (self.sandboxes.update if sandbox else self.sandboxes.difference_update)(bound)
         escaping = isinstance(v, ast.Call) and any(k.arg == "escape" and isinstance(k.value, ast.Constant) and
@@ -596,6 +598,8 @@ class _Taint(ImportAliases):
                 self._spread(self._targets(item.optional_vars), item.context_expr)
                 if self._archive(item.context_expr):
                     self.archives.update(self._targets(item.optional_vars))
+                if isinstance(item.context_expr, ast.Call) and last_name(item.context_expr.func) == "YoutubeDL":
+                    self.downloaders.update(self._targets(item.optional_vars))
         self.generic_visit(node)
 
     visit_AsyncWith = visit_With
@@ -1038,9 +1042,8 @@ class _Taint(ImportAliases):
         if ((last == "VideoCapture" and "cv2" in c.rfull) or (last in ("ServerProxy", "Server") and "xmlrpc" in c.rfull)) \
                 and first is not None and self.host_dynamic(first, weak=False):
             self._hit(node, 918, "taint:ssrf", f"{last} connects to a URL from the caller")
-        if last in ("extract_info", "download") and isinstance(fn, ast.Attribute) and "yt_dlp" in "".join(
-                self.resolved(_name(x.func)) for x in ast.walk(self._tree_root) if isinstance(x, ast.Call)
-                and last_name(x.func) == "YoutubeDL") and c.args and self.host_dynamic(c.args[0], weak=False):
+        if last in ("extract_info", "download") and isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and \
+                fn.value.id in self.downloaders and c.args and self.host_dynamic(c.args[0], weak=False):
             self._hit(node, 918, "taint:ssrf", "yt-dlp fetches a URL from the caller (any host, any scheme it supports)")
         # imageio opens http(s) URLs as readily as files
         body = isinstance(first, ast.Attribute) and first.attr in ("content", "raw", "body", "data") or (
@@ -1137,7 +1140,6 @@ def taint_hits(tree: ast.AST) -> list[tuple[int, int, str, str, str]]:
     t = _Taint()
     t.consts = module_constants(tree)
     t.validators = checking_wrappers(tree)
-    t._tree_root = tree
     t.visit(tree)
     # lines that build a string from a caller's value: confirms bandit's SQL-building rule
     dyn = [(ln, 0, MARK_DYNAMIC, "", "taint") for ln in sorted(t.dynamic_lines)]
