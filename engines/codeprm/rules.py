@@ -69,25 +69,40 @@ _FAST_HASHES = {"sha224", "sha256", "sha384", "sha512", "sha3_224", "sha3_256", 
                 "blake2b", "blake2s"}
 
 
-def _stores_passwords(fn: ast.AST) -> bool:
-    """The function handles stored passwords: an identifier or a string (not its docstring) names a
-    password hash, salt or column (``password_hash``, ``"INSERT ... password ..."``, ``hash_password``)."""
+def _function_context(fn: ast.AST) -> tuple[bool, bool]:
+    """(stores passwords, names a secret) for one function, from one walk of its body.
+
+    * stores passwords: an identifier or a string (not the docstring) of the body, a parameter or
+      the function's name names a password together with a hash, salt, column or store
+      (``password_hash``, ``"INSERT ... password ..."``, ``hash_password``);
+    * names a secret: an identifier anywhere in the function (decorators and defaults included)
+      has a secret-context word, leaving out the ``secrets`` module itself (a fix's own
+      ``secrets.token_*``).
+    """
     body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) \
         else fn.body
+    head = fn.decorator_list + [fn.args] + ([fn.returns] if fn.returns is not None else [])
     words: set[str] = set(_words(fn.name))
-    for st in body:
-        for n in ast.walk(st):
+    secret = False
+    for part, in_body in [(st, True) for st in body] + [(h, False) for h in head]:
+        for n in ast.walk(part):
             if isinstance(n, (ast.Name, ast.Attribute)):
-                words.update(_words(dotted_name(n)))
-            elif isinstance(n, ast.Constant) and isinstance(n.value, str):
-                words.update(w.lower() for w in re.findall(r"[A-Za-z]+", n.value))
-            elif isinstance(n, ast.arg):
+                name = dotted_name(n)
+                w = _words(name)
+                if in_body:
+                    words.update(w)
+                if not secret and not name.startswith("secrets") and set(w) & _SECRET_CONTEXT:
+                    secret = True
+            elif in_body and isinstance(n, ast.Constant) and isinstance(n.value, str):
+                words.update(x.lower() for x in re.findall(r"[A-Za-z]+", n.value))
+            elif in_body and isinstance(n, ast.arg):
                 words.update(_words(n.arg))
     for a in fn.args.args + fn.args.kwonlyargs:
         words.update(_words(a.arg))
-    return bool(words & {"password", "passwd", "pwd"}) and bool(words & {"hash", "hashed", "digest", "salt", "store",
-                                                                          "insert", "update", "save", "register",
-                                                                          "verify", "check", "login"})
+    stores = bool(words & {"password", "passwd", "pwd"}) and bool(words & {"hash", "hashed", "digest", "salt", "store",
+                                                                            "insert", "update", "save", "register",
+                                                                            "verify", "check", "login"})
+    return stores, secret
 
 
 def _words(name: str) -> list[str]:
@@ -224,10 +239,9 @@ class ApiRules(ImportAliases):
         # (@mutation.field("createApiKey"), @app.command("reset-token"))
         labels = [_const_str(a) or "" for d in node.decorator_list if isinstance(d, ast.Call) for a in d.args[:1]]
         self.functions.append("_".join([node.name] + [re.sub(r"\W+", "_", x) for x in labels if x]))
-        self.password_fns.append(_stores_passwords(node))
-        self.secret_fns.append(any(set(_words(dotted_name(n))) & _SECRET_CONTEXT
-                                   for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))
-                                   and not dotted_name(n).startswith("secrets")))  # the fix's own secrets.token_*
+        stores, secret = _function_context(node)
+        self.password_fns.append(stores)
+        self.secret_fns.append(secret)
         saved = dict(self.argv_names)
         for arg, default in zip(reversed(node.args.args + node.args.kwonlyargs),
                                 reversed(node.args.defaults + [d for d in node.args.kw_defaults if d is not None])):
