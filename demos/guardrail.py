@@ -36,6 +36,13 @@ def _curve(points: list[tuple[int, float, str]], threshold: float) -> pd.DataFra
     return pd.DataFrame(rows, columns=["token", "risk", "run"])
 
 
+def _shown(token: str) -> str:
+    """A token for a banner: its text in backticks, or what it is when it has no visible text."""
+    if not token:
+        return "(part of a multi-byte character)"
+    return f"`{token.strip()}`" if token.strip() else f"`{token!r}`"
+
+
 def _timing(lm: list[float], head: list[float], backend: str) -> str:
     if not lm:
         return ""
@@ -55,6 +62,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     points: list[tuple[int, float, str]] = []
     lm, head = [], []
     banner, comparison = "Streaming…", ""
+    n_tokens = 0
     stop_event, shadow = None, []
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
                            patience=int(patience), shadow=bool(compare)):
@@ -64,17 +72,19 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
             shadow.append(ev)
             points.append((ev.index, ev.risk, UNGUARDED))
             continue
-        spans.append((ev.token, round(ev.risk, 3)))
+        n_tokens += 1
+        if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
+            spans.append((ev.token, round(ev.risk, 3)))
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
             stop_event = ev
-            banner = (f"### 🛑 Guard fired at token {ev.index + 1}: `{ev.token.strip() or repr(ev.token)}` "
+            banner = (f"### 🛑 Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
                       f"(risk {ev.risk:.2f} ≥ {threshold:.2f} for {int(patience)} consecutive tokens). "
                       "The stream ends here.")
         if stop_event is None or not compare or len(shadow) % 8 == 0:
             yield spans, _curve(points, threshold), banner, _timing(lm, head, backend), comparison
     if stop_event is None:
-        banner = f"### ✅ Completed {len(spans)} tokens; the guard never fired (threshold {threshold:.2f})."
+        banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.2f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -87,16 +97,16 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
 def score_reply(prompt: str, response: str, threshold: float, patience: float, backend: str):
     """Score a given reply token by token: (highlighted tokens, risk curve, verdict)."""
     trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience))
-    spans = [(t, round(r, 3)) for t, r in zip(trace.tokens, trace.risks)]
+    last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
+    spans = [(t, round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, "teacher-forced reply") for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
         verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.2f}; "
                    f"response-level risk {trace.response_risk:.2f}).")
     else:
         k = trace.stop_index
-        verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: `{trace.tokens[k].strip()}` "
+        verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
                    f"(risk {trace.risks[k]:.2f}; response-level risk {trace.response_risk:.2f}).")
-        spans = spans[: k + 1]
     return spans, _curve(pts, float(threshold)), verdict
 
 

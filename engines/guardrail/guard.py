@@ -19,6 +19,7 @@ from engines.common.device import get_device
 from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
 from engines.guardrail.config import GuardConfig
+from engines.guardrail.detok import IncrementalDecoder, token_pieces
 from engines.guardrail.export import INIT_ONNX, STEP_ONNX, load_head
 from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.metrics import stop_index
@@ -31,8 +32,9 @@ BACKENDS = ("torch", "onnx")
 class StreamEvent:
     """One generated token as the guard saw it.
 
-    ``token`` is the token's text ("" for a shadow event: the unguarded continuation after a
-    stop, whose text is never returned). ``lm_ms``/``head_ms``: time of the LM decode step that
+    ``token`` is the text the token adds, whole characters only ("" while it holds part of a
+    character another token completes, see :mod:`engines.guardrail.detok`; "" for a shadow event:
+    the unguarded continuation after a stop, whose text is never returned). ``lm_ms``/``head_ms``: time of the LM decode step that
     produced this token's hidden states and of the head step on them.
     """
 
@@ -177,7 +179,7 @@ class Guardrail:
         cache = out.cache
         state = self._init(tap(out.hidden_states, layers)[:, -1])
         nxt = int(out.logits[0, -1].argmax())
-        gen: list[int] = []
+        dec = IncrementalDecoder(tok.decode)
         run, stopped_at = 0, None
         for i in range(n_new):
             if nxt in eos:
@@ -192,10 +194,11 @@ class Guardrail:
             t1 = time.perf_counter()
             risk, _, state = self._step(taps, state)
             t2 = time.perf_counter()
-            prev = tok.decode(gen) if stopped_at is None else ""
-            gen.append(nxt)
+            following = int(out.logits[0, -1].argmax())
             if stopped_at is None:
-                text = tok.decode(gen)[len(prev):]
+                text = dec.push(nxt)
+                if i == n_new - 1 or following in eos:
+                    text += dec.flush()  # last token of the reply: nothing more will complete it
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
                 yield StreamEvent(i, text, nxt, risk, fired, (t1 - t0) * 1e3, (t2 - t1) * 1e3)
@@ -205,7 +208,7 @@ class Guardrail:
                         return
             else:
                 yield StreamEvent(i, "", -1, risk, True, (t1 - t0) * 1e3, (t2 - t1) * 1e3, shadow=True)
-            nxt = int(out.logits[0, -1].argmax())
+            nxt = following
 
     @torch.inference_mode()
     def score(self, prompt: str, response: str, threshold: float | None = None,
@@ -231,11 +234,7 @@ class Guardrail:
             risk, resp, state = self._step(per[0][t: t + 1].to(self.device), state)
             times.append((time.perf_counter() - t0) * 1e3)
             risks.append(risk)
-        tokens, prev = [], ""
-        for k in range(len(r_ids)):
-            cur = tok.decode(r_ids[: k + 1])
-            tokens.append(cur[len(prev):])
-            prev = cur
+        tokens = token_pieces(tok.decode, r_ids)
         return RiskTrace(tokens, risks, stop_index(risks, thr, pat), thr, pat, resp, times)
 
 
