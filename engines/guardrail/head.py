@@ -117,7 +117,8 @@ class InitModule(nn.Module):
 
 def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch.Tensor, anchors: torch.Tensor,
              mask: torch.Tensor, *, lam_resp: float = 0.5, lam_atc: float = 1.0, low: float = 0.1,
-             high: float = 0.9) -> tuple[torch.Tensor, dict]:
+             high: float = 0.9, weights: torch.Tensor | None = None, lam_pol: float = 0.0,
+             patience: int = 3) -> tuple[torch.Tensor, dict]:
     r"""Token BCE + response BCE + Anchored Temporal Consistency (after Kelp, Eq. 6-8).
 
     For reply ``i`` with T_i tokens, response label ``y_i`` and anchor ``a_i`` (first non-refusal
@@ -138,6 +139,14 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     ``L_low`` anchors risk low before the turn, ``L_high`` + ``L_mono`` make it high and
     non-decreasing from the anchor on: the strict stop-if-harmful policy.
 
+    Optional stream-decision term (``lam_pol > 0``; off by default): the stop policy fires iff
+    some window of ``p`` (= ``patience``) consecutive risks is all above the threshold, i.e. iff
+    :math:`\hat s_i = \max_t \min_{0 \le k < p} r_{i,t-k}` reaches it; so
+    :math:`L_{pol} = \tfrac{1}{B}\sum_i \mathrm{BCE}(\hat s_i, y_i)` and
+    :math:`L \mathrel{+}= \lambda_{pol} L_{pol}`. Unlike the mean hinge ``L_low`` it punishes one
+    isolated run of high risk on a safe reply, which is exactly a false stop. Optional per-reply
+    ``weights`` (B,) scale every term of reply ``i`` (e.g. to weight the two views).
+
     Args (shapes): risk_logits, resp_logits, mask: (B, T); labels: (B,) in {0, 1};
     anchors: (B,) long (T for benign replies). Returns (loss, parts as floats).
 
@@ -150,18 +159,31 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     t = torch.arange(T, device=risk_logits.device).unsqueeze(0)
     harm = (t >= anchors.unsqueeze(1)).to(mask.dtype) * mask
     benign = (t < anchors.unsqueeze(1)).to(mask.dtype) * mask
+    w = torch.ones_like(labels, dtype=mask.dtype) if weights is None else weights.to(mask.dtype)
+    wm, wh, wb = mask * w[:, None], harm * w[:, None], benign * w[:, None]
     tok = F.binary_cross_entropy_with_logits(risk_logits, harm, reduction="none")
-    l_tok = (tok * mask).sum() / mask.sum().clamp(min=1)
+    l_tok = (tok * wm).sum() / wm.sum().clamp(min=1e-8)
     last = (mask.sum(1).long() - 1).clamp(min=0)
     q_last = resp_logits.gather(1, last.unsqueeze(1)).squeeze(1)
-    l_resp = F.binary_cross_entropy_with_logits(q_last, labels.to(q_last.dtype))
+    if weights is None:
+        l_resp = F.binary_cross_entropy_with_logits(q_last, labels.to(q_last.dtype))
+    else:
+        l_resp = (F.binary_cross_entropy_with_logits(q_last, labels.to(q_last.dtype), reduction="none") * w).sum() \
+            / w.sum().clamp(min=1e-8)
     r = torch.sigmoid(risk_logits)
-    l_low = (F.relu(r - low) * benign).sum() / benign.sum().clamp(min=1)
-    l_high = (F.relu(high - r) * harm).sum() / harm.sum().clamp(min=1)
-    after = harm[:, 1:] * (t[:, 1:] > anchors.unsqueeze(1)).to(mask.dtype)
-    l_mono = (F.relu(r[:, :-1] - r[:, 1:]) * after).sum() / after.sum().clamp(min=1)
+    l_low = (F.relu(r - low) * wb).sum() / wb.sum().clamp(min=1e-8)
+    l_high = (F.relu(high - r) * wh).sum() / wh.sum().clamp(min=1e-8)
+    after = wh[:, 1:] * (t[:, 1:] > anchors.unsqueeze(1)).to(mask.dtype)
+    l_mono = (F.relu(r[:, :-1] - r[:, 1:]) * after).sum() / after.sum().clamp(min=1e-8)
     loss = l_tok + lam_resp * l_resp + lam_atc * (l_low + l_high + l_mono)
     parts = {"tok": l_tok, "resp": l_resp, "low": l_low, "high": l_high, "mono": l_mono}
+    if lam_pol > 0 and T >= patience:
+        s_hat = (r * mask).unfold(1, patience, 1).amin(-1).amax(-1).clamp(1e-6, 1 - 1e-6)
+        ok = (mask.sum(1) >= patience).to(mask.dtype) * w
+        bce = F.binary_cross_entropy(s_hat, labels.to(s_hat.dtype), reduction="none")
+        l_pol = (bce * ok).sum() / ok.sum().clamp(min=1e-8)
+        loss = loss + lam_pol * l_pol
+        parts["pol"] = l_pol
     return loss, {k: float(v.detach()) for k, v in parts.items()}
 
 

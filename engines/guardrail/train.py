@@ -32,6 +32,7 @@ class Example:
     benign_prompt: bool
     feats: torch.Tensor
     prompt: torch.Tensor
+    score: float | None = None  # mean human harm score (PyRIT harm Likert set only)
 
 
 CACHE_LAYERS = (9, 15, 21, 30)  # the layers scripts/guardrail_data.py stores, in this order
@@ -65,7 +66,7 @@ def load_cache(root: Path) -> list[Example]:
             if r is None or feats.shape[0] == 0:
                 continue
             out.append(Example(i, r["view"], r["source"], r["split"], int(r["label"]), r["anchor"],
-                               bool(r["benign_prompt"]), feats, prompt))
+                               bool(r["benign_prompt"]), feats, prompt, r.get("score")))
     return out
 
 
@@ -130,8 +131,13 @@ def dev_policy(head: SLDHead, dev: list[Example]) -> tuple[float, int, dict]:
 def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
                batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
-               log=print) -> tuple[SLDHead, dict]:
+               lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
+               soft_labels: bool = False, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
+
+    ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
+    ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
+    ``soft_labels`` makes the response-level targets the mean human harm score where one exists.
 
     >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
@@ -156,8 +162,13 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
         tot = 0.0
         for ch in chunks:
             x, p, m, y, a = _batch([train[k] for k in ch], cols)
+            if soft_labels:
+                y = torch.tensor([train[k].label if train[k].score is None else train[k].score for k in ch],
+                                 dtype=torch.float32)
             rl, ql = head(x, p)
-            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high)
+            w = None if not view_weight else torch.tensor([view_weight.get(train[k].view, 1.0) for k in ch])
+            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high,
+                               weights=w, lam_pol=lam_pol, patience=pol_patience)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
