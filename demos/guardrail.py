@@ -125,7 +125,7 @@ def build() -> None:
             category = gr.Textbox(label="Example category", interactive=False, visible=False)
             gr.Examples(EXAMPLES, inputs=[prompt, category], label="Example prompts (by category)")
         with gr.Column(scale=2):
-            threshold = gr.Slider(0.05, 0.99, value=thr0, step=0.01,
+            threshold = gr.Slider(0.05, 0.999, value=thr0, step=0.001,
                                   label="Risk threshold (probability; default tuned on dev)")
             patience = gr.Slider(1, 10, value=pat0, step=1, label="Patience (consecutive tokens over threshold)")
             max_new = gr.Slider(8, 128, value=64, step=8, label="Max new tokens")
