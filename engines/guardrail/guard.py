@@ -34,8 +34,9 @@ class StreamEvent:
 
     ``token`` is the text the token adds, whole characters only ("" while it holds part of a
     character another token completes, see :mod:`engines.guardrail.detok`; "" for a shadow event:
-    the unguarded continuation after a stop, whose text is never returned). ``lm_ms``/``head_ms``: time of the LM decode step that
-    produced this token's hidden states and of the head step on them.
+    the unguarded continuation after a stop, whose text is never returned). ``lm_ms``/``head_ms``:
+    time of the LM decode step that produced this token's hidden states and of the head step on
+    them.
     """
 
     index: int

@@ -7,7 +7,9 @@ PlugGuard / Kelp (arXiv 2510.09694), Sec. 3.2-3.3, rebuilt for a 135M backbone:
 * memory: a discrete-time GRU update ``s_t = GRU(u_t, s_{t-1})``, with ``s_0 = tanh(W_0 u_prompt)``
   from the last prompt token (the prompt-initialised latent state);
 * outputs: token risk ``r_t = sigmoid(w_r [s_t; u_t] + b_r)`` and a response-level logit
-  ``q_t = w_q s_t + b_q`` (the eventual verdict on the whole reply, readable at any step).
+  ``q_t = w_q s_t + b_q`` (the eventual verdict on the whole reply, readable at any step);
+* training objective: :func:`atc_loss`, token and response BCE plus ATC, optionally plus a
+  stream-decision term on the statistic the stop policy thresholds (used by the shipped head).
 
 One step costs O(1) in the length of the reply: the head never re-reads the prefix.
 """
@@ -147,7 +149,8 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     isolated run of high risk on a safe reply, which is exactly a false stop. Optional per-reply
     ``weights`` (B,) scale every term of reply ``i`` (e.g. to weight the two views).
 
-    Args (shapes): risk_logits, resp_logits, mask: (B, T); labels: (B,) in {0, 1};
+    Args (shapes): risk_logits, resp_logits, mask: (B, T); labels: (B,) in [0, 1] (hard labels, or
+    soft targets such as a mean human score);
     anchors: (B,) long (T for benign replies). Returns (loss, parts as floats).
 
     >>> z = torch.zeros(1, 3); m = torch.ones(1, 3)
