@@ -9,7 +9,7 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import SLDHead, atc_loss, merge_heads
+from engines.guardrail.head import GroupedStepModule, SLDHead, atc_loss, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
@@ -244,6 +244,47 @@ def test_merged_heads_are_the_logit_mean_of_the_members(prompt_init):
         torch.testing.assert_close(r, torch.sigmoid(rl[:, -1]), rtol=0, atol=1e-10)
     with pytest.raises(ValueError):
         merge_heads([members[0], _head(layers=(3,)).double()])
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_grouped_step_equals_the_merged_step(nested):
+    """The zero-free step of a merged head gives the merged head's step exactly (float64), also for a
+    merge of merged heads (2 x 2 members), and records the member count it relies on."""
+    torch.manual_seed(0)
+    if nested:
+        pairs = [[_head(seed=2 * i + j).double() for j in range(2)] for i in range(2)]
+        merged = merge_heads([merge_heads(pr).double() for pr in pairs]).double()
+        assert merged.cfg.extra["members"] == 4
+    else:
+        merged = merge_heads([_head(seed=s).double() for s in range(3)]).double()
+        assert merged.cfg.extra["members"] == 3
+    grouped = GroupedStepModule(merged).double()
+    x = torch.randn(4, merged.cfg.in_dim, dtype=torch.float64) * 3
+    s = torch.randn(4, merged.cfg.state_dim, dtype=torch.float64).tanh()
+    with torch.no_grad():
+        for want, got in zip(merged.step(x, s), grouped(x, s)):
+            torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+    k = merged.cfg.extra["members"]
+    n_grouped = grouped.w_ih.numel() + grouped.w_hh.numel()
+    assert n_grouped * k == merged.gru.weight_ih_l0.numel() + merged.gru.weight_hh_l0.numel()
+
+
+def test_merged_export_drops_the_off_block_zeros(tmp_path):
+    """A merged head exports the grouped step (smaller file, same outputs as the torch head)."""
+    merged = merge_heads([_head(seed=s, hidden_size=32, proj_dim=64, state_dim=64) for s in range(3)])
+    plain_dir, grouped_dir = tmp_path / "plain", tmp_path / "grouped"
+    plain = SLDHead(GuardConfig(**{**merged.cfg.to_dict(), "extra": {}})).eval()
+    plain.load_state_dict(merged.state_dict())
+    export_onnx(plain, plain_dir)
+    step_p, _ = export_onnx(merged, grouped_dir)
+    assert step_p.stat().st_size < 0.75 * (plain_dir / step_p.name).stat().st_size
+    x = torch.randn(3, merged.cfg.in_dim) * 3
+    s = torch.randn(3, merged.cfg.state_dim).tanh()
+    with torch.no_grad():
+        r, q, s1 = merged.step(x, s)
+    outs = ort_session(step_p).run(None, {"taps": x.numpy(), "state": s.numpy()})
+    for got, want in zip(outs, (r, q, s1)):
+        np.testing.assert_allclose(got, want.numpy(), atol=1e-5, rtol=0)
 
 
 def _heads():

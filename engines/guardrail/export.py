@@ -7,7 +7,7 @@ import torch
 
 from engines.common.errors import InputError
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import InitModule, SLDHead, StepModule
+from engines.guardrail.head import GroupedStepModule, InitModule, SLDHead, StepModule
 
 STEP_ONNX = "sld_step.onnx"
 INIT_ONNX = "sld_init.onnx"
@@ -39,7 +39,9 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
 
 def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     """Export the per-token step (taps, state -> risk, response prob, state) and the prompt
-    initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis."""
+    initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis. A merged ensemble
+    (``cfg.extra["members"] > 1``) exports its step as :class:`GroupedStepModule`, without the
+    off-block zeros."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     head = head.cpu().eval()
@@ -48,7 +50,8 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     s = torch.zeros(1, cfg.state_dim)
     step_path, init_path = folder / STEP_ONNX, folder / INIT_ONNX
     with torch.no_grad():
-        torch.onnx.export(StepModule(head).eval(), (x, s), str(step_path), input_names=["taps", "state"],
+        step = GroupedStepModule(head) if int(cfg.extra.get("members", 1)) > 1 else StepModule(head)
+        torch.onnx.export(step.eval(), (x, s), str(step_path), input_names=["taps", "state"],
                           output_names=["risk", "response", "state_out"], opset_version=OPSET,
                           dynamic_axes={"taps": {0: "batch"}, "state": {0: "batch"}, "risk": {0: "batch"},
                                         "response": {0: "batch"}, "state_out": {0: "batch"}},

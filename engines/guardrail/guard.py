@@ -22,6 +22,7 @@ from engines.guardrail.config import GuardConfig
 from engines.guardrail.detok import IncrementalDecoder, token_pieces
 from engines.guardrail.export import INIT_ONNX, STEP_ONNX, load_head
 from engines.guardrail.features import tap, teacher_forced
+from engines.guardrail.head import GroupedStepModule
 from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
@@ -93,6 +94,8 @@ class Guardrail:
         self.head, self.cfg, self.backend, self.bb, self.device = head, cfg, backend, backbone, device
         self.asset_dir = asset_dir
         self._step_sess = self._init_sess = None
+        # a merged ensemble steps without its off-block zeros (same outputs as head.step)
+        self._torch_step = GroupedStepModule(head).eval() if int(cfg.extra.get("members", 1)) > 1 else head.step
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
 
@@ -132,7 +135,7 @@ class Guardrail:
             risk, resp, st = self._step_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
             return float(risk[0]), float(resp[0]), st
         with torch.no_grad():
-            risk, resp, st = self.head.step(taps.float(), state)
+            risk, resp, st = self._torch_step(taps.float(), state)
         return float(risk[0]), float(resp[0]), st
 
     def _policy(self, threshold, patience) -> tuple[float, int]:
