@@ -22,6 +22,17 @@ from torch.nn import functional as F
 from engines.guardrail.config import GuardConfig
 
 
+def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """GRU gates from the input and state pre-activations ``gi``, ``gh`` (r, z, n chunks on the last
+    axis, PyTorch's order) and the state ``s``: ``s' = (1 - z) ⊙ n + z ⊙ s``."""
+    i_r, i_z, i_n = gi.chunk(3, dim=-1)
+    h_r, h_z, h_n = gh.chunk(3, dim=-1)
+    r = torch.sigmoid(i_r + h_r)
+    z = torch.sigmoid(i_z + h_z)
+    n = torch.tanh(i_n + r * h_n)
+    return (1 - z) * n + z * s
+
+
 class SLDHead(nn.Module):
     """Streaming Latent Dynamics head (Eq. 2-4 of Kelp, GRU form). See the module docstring.
 
@@ -69,12 +80,7 @@ class SLDHead(nn.Module):
         ``n = tanh(W_in u + b_in + r ⊙ (W_hn s + b_hn))``, ``s' = (1 - z) ⊙ n + z ⊙ s``."""
         gi = F.linear(u, self.gru.weight_ih_l0, self.gru.bias_ih_l0)
         gh = F.linear(s, self.gru.weight_hh_l0, self.gru.bias_hh_l0)
-        i_r, i_z, i_n = gi.chunk(3, dim=-1)
-        h_r, h_z, h_n = gh.chunk(3, dim=-1)
-        r = torch.sigmoid(i_r + h_r)
-        z = torch.sigmoid(i_z + h_z)
-        n = torch.tanh(i_n + r * h_n)
-        return (1 - z) * n + z * s
+        return gru_update(gi, gh, s)
 
     def step(self, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """One token: taps (B, k * H), state (B, S) -> (risk (B,), response prob (B,), new state)."""
@@ -142,12 +148,8 @@ class GroupedStepModule(nn.Module):
         B = u.shape[0]
         uk = u.reshape(B, k, -1).transpose(0, 1)
         sk = s.reshape(B, k, -1).transpose(0, 1)
-        i_r, i_z, i_n = (torch.matmul(uk, self.w_ih) + self.b_ih).chunk(3, dim=-1)
-        h_r, h_z, h_n = (torch.matmul(sk, self.w_hh) + self.b_hh).chunk(3, dim=-1)
-        r = torch.sigmoid(i_r + h_r)
-        z = torch.sigmoid(i_z + h_z)
-        n = torch.tanh(i_n + r * h_n)
-        s_new = ((1 - z) * n + z * sk).transpose(0, 1).reshape(B, -1)
+        sk_new = gru_update(torch.matmul(uk, self.w_ih) + self.b_ih, torch.matmul(sk, self.w_hh) + self.b_hh, sk)
+        s_new = sk_new.transpose(0, 1).reshape(B, -1)
         risk = torch.sigmoid(h.risk(torch.cat([s_new, u], dim=-1))).squeeze(-1)
         resp = torch.sigmoid(h.resp(s_new)).squeeze(-1)
         return risk, resp, s_new
