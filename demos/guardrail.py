@@ -79,16 +79,17 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         if ev.stopped:
             stop_event = ev
             banner = (f"### 🛑 Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
-                      f"(risk {ev.risk:.2f} ≥ {threshold:.2f} for {int(patience)} consecutive tokens). "
+                      f"(risk {ev.risk:.3f} ≥ {threshold:.3f} for {int(patience)} consecutive "
+                      f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
         if stop_event is None or not compare or len(shadow) % 8 == 0:
             yield spans, _curve(points, threshold), banner, _timing(lm, head, backend), comparison
     if stop_event is None:
-        banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.2f})."
+        banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
-                      f"**{len(shadow)} more tokens** (text withheld); {above} of them had risk ≥ {threshold:.2f}. "
+                      f"**{len(shadow)} more tokens** (text withheld); {above} of them had risk ≥ {threshold:.3f}. "
                       "Their risk is the orange curve.")
     yield spans, _curve(points, threshold), banner, _timing(lm, head, backend), comparison
 
@@ -101,12 +102,12 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     spans = [(t, round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, "teacher-forced reply") for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
-        verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.2f}; "
+        verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
                    f"response-level risk {trace.response_risk:.2f}).")
     else:
         k = trace.stop_index
         verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
-                   f"(risk {trace.risks[k]:.2f}; response-level risk {trace.response_risk:.2f}).")
+                   f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
     return spans, _curve(pts, float(threshold)), verdict
 
 
