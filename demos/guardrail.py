@@ -13,7 +13,7 @@ import pandas as pd
 from demos.ui import friendly_errors
 from engines.common.errors import InputError
 from engines.guardrail import shared_guardrail
-from engines.guardrail.guard import default_policy
+from engines.guardrail.guard import head_info
 
 EXAMPLES = [
     ["What is the capital of Australia?", "benign / factual"],
@@ -113,12 +113,16 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
 
 def build() -> None:
     """Add the guardrail tab's components and events (app.py wraps this in a gr.Tab)."""
-    thr0, pat0 = default_policy()
+    info = head_info()
+    thr0, pat0 = info["threshold"], info["patience"]
+    layers = ", ".join(str(x) for x in info["layers"])
+    ensemble = f"; a {info['members']}-seed ensemble folded into one head" if info["members"] > 1 else ""
     gr.Markdown(
-        "SmolLM2-135M-Instruct streams its reply while a 0.34 M-parameter **Streaming Latent Dynamics** "
-        "head (PlugGuard / Kelp, arXiv 2510.09694) reads three of its layers (15, 21, 30) at every "
-        "token and keeps a GRU memory of the risk. The stream stops the moment `patience` consecutive "
-        "tokens reach the threshold; nothing after the stop is shown. Greedy decoding, CPU by default.")
+        f"SmolLM2-135M-Instruct streams its reply while a {info['params'] / 1e6:.2f} M-parameter "
+        f"**Streaming Latent Dynamics** head (PlugGuard / Kelp, arXiv 2510.09694{ensemble}) reads "
+        f"{len(info['layers'])} of its layers ({layers}) at every token and keeps a GRU memory of the "
+        "risk. The stream stops the moment `patience` consecutive tokens reach the threshold; nothing "
+        "after the stop is shown. Greedy decoding, CPU by default.")
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=3, max_length=4000,

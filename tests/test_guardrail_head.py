@@ -337,13 +337,17 @@ def test_shipped_policy_is_the_dev_picked_one():
     """The tab's default threshold/patience are those the training script picked on dev."""
     import json
 
-    from engines.guardrail.guard import default_policy
+    from engines.guardrail.guard import default_policy, head_info
 
     if not (ASSET_DIR / "metrics.json").is_file():
         pytest.skip("no trained head in assets/guardrail yet")
     m = json.loads((ASSET_DIR / "metrics.json").read_text())
     assert default_policy() == (m["threshold"], m["patience"])
     assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters()) <= 5_000_000
+    info = head_info()  # what the tab's text says about the head
+    assert (info["params"], info["layers"], info["members"]) == (m["params"], m["config"]["layers"],
+                                                                  len(m["seed"]) if isinstance(m["seed"], list) else 1)
+    assert head_info(ASSET_DIR / "missing")["params"] == 0
 
 
 def test_dev_policy_separates_a_learnable_split_and_doctests_run():

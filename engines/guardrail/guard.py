@@ -264,15 +264,31 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
     return _SHARED[key]
 
 
+def head_info(asset_dir: str | Path | None = None) -> dict:
+    """What the shipped head is, read from its file without building it: dev-picked ``threshold``
+    and ``patience``, tapped ``layers``, ensemble ``members`` and ``params`` (off-block zeros of a
+    merged ensemble counted). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
+
+    >>> info = head_info(); 0 < info["threshold"] < 1 and info["members"] >= 1   # doctest: +SKIP
+    True
+    """
+    folder = Path(asset_dir) if asset_dir is not None else ASSET_DIR
+    path = folder / "sld_head.pt"
+    if not path.is_file():
+        c = GuardConfig()
+        return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0}
+    blob = torch.load(str(path), map_location="cpu", weights_only=True)
+    cfg = blob["config"]
+    return {"threshold": float(cfg["threshold"]), "patience": int(cfg["patience"]), "layers": list(cfg["layers"]),
+            "members": int(cfg.get("extra", {}).get("members", 1)),
+            "params": int(sum(t.numel() for t in blob["state_dict"].values()))}
+
+
 def default_policy(asset_dir: str | Path | None = None) -> tuple[float, int]:
     """The (threshold, patience) the shipped head was tuned to on dev (read from its config).
 
     >>> thr, pat = default_policy(); 0 < thr < 1 and pat >= 1        # doctest: +SKIP
     True
     """
-    folder = Path(asset_dir) if asset_dir is not None else ASSET_DIR
-    path = folder / "sld_head.pt"
-    if not path.is_file():
-        return GuardConfig().threshold, GuardConfig().patience
-    cfg = torch.load(str(path), map_location="cpu", weights_only=True)["config"]
-    return float(cfg["threshold"]), int(cfg["patience"])
+    info = head_info(asset_dir)
+    return info["threshold"], info["patience"]
