@@ -70,7 +70,9 @@ def load_cache(root: Path) -> list[Example]:
     return out
 
 
-def _batch(exs: list[Example], cols) -> tuple[torch.Tensor, ...]:
+def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, ...]:
+    """Padded taps, prompt taps, mask, response targets (the mean human score where one exists if
+    ``soft``, else the label) and anchors (T for safe replies) of a list of examples."""
     T = max(e.feats.shape[0] for e in exs)
     D = exs[0].feats[:, cols].shape[1]
     x = torch.zeros(len(exs), T, D)
@@ -80,7 +82,7 @@ def _batch(exs: list[Example], cols) -> tuple[torch.Tensor, ...]:
         x[k, :n] = e.feats[:, cols].float()
         m[k, :n] = 1
     p = torch.stack([e.prompt[cols].float() for e in exs])
-    y = torch.tensor([e.label for e in exs], dtype=torch.float32)
+    y = torch.tensor([e.score if soft and e.score is not None else e.label for e in exs], dtype=torch.float32)
     a = torch.tensor([e.anchor if (e.label and e.anchor is not None) else T for e in exs], dtype=torch.long)
     return x, p, m, y, a
 
@@ -161,10 +163,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
         rng.shuffle(chunks)
         tot = 0.0
         for ch in chunks:
-            x, p, m, y, a = _batch([train[k] for k in ch], cols)
-            if soft_labels:
-                y = torch.tensor([train[k].label if train[k].score is None else train[k].score for k in ch],
-                                 dtype=torch.float32)
+            x, p, m, y, a = _batch([train[k] for k in ch], cols, soft=soft_labels)
             rl, ql = head(x, p)
             w = None if not view_weight else torch.tensor([view_weight.get(train[k].view, 1.0) for k in ch])
             loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high,
