@@ -120,7 +120,9 @@ def build() -> None:
     gr.Markdown(
         f"SmolLM2-135M-Instruct streams its reply while a {info['params'] / 1e6:.2f} M-parameter "
         f"**Streaming Latent Dynamics** head (PlugGuard / Kelp, arXiv 2510.09694{ensemble}) reads "
-        f"{len(info['layers'])} of its layers ({layers}) at every token and keeps a GRU memory of the "
+        f"{len(info['layers'])} of its layers ({layers}) at every token"
+        f"{' (' + str(info['projection_bits']) + '-bit projection weights)' if info.get('projection_bits') else ''}"
+        " and keeps a GRU memory of the "
         "risk. The stream stops the moment `patience` consecutive tokens reach the threshold; nothing "
         "after the stop is shown. Greedy decoding, CPU by default.")
     with gr.Row():

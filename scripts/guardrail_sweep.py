@@ -58,6 +58,8 @@ def main() -> None:
     ap.add_argument("--pol-patience", type=int, default=3)
     ap.add_argument("--human-weight", type=float, default=1.0, help="loss weight of human-view replies")
     ap.add_argument("--soft-labels", action="store_true", help="response targets = mean human harm score")
+    ap.add_argument("--teacher", type=Path, default=None, help="distil from this saved head (e.g. the shipped ensemble)")
+    ap.add_argument("--lam-kd", type=float, default=1.0, help="weight of the distillation term (with --teacher)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     out = args.cache / "sweep"
@@ -90,6 +92,8 @@ def main() -> None:
                             atc_low=args.atc_low, atc_high=args.atc_high, lam_pol=args.lam_pol,
                             pol_patience=args.pol_patience, soft_labels=args.soft_labels,
                             view_weight=None if args.human_weight == 1.0 else {"human": args.human_weight},
+                            teacher=None if args.teacher is None else load_head(args.teacher),
+                            lam_kd=args.lam_kd if args.teacher is not None else 0.0,
                             log=lambda *a: print(*a, flush=True))
     cols = columns(cfg, cfg.hidden_size)
     traces, _ = head_traces(head, dev, cols)

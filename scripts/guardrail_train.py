@@ -51,6 +51,9 @@ def main() -> None:
     ap.add_argument("--proj-dim", type=int, default=128)
     ap.add_argument("--state-dim", type=int, default=128)
     ap.add_argument("--layers", default="15,21,30", help="decoder layers the head reads (of 9,15,21,30)")
+    ap.add_argument("--proj-bits", type=int, choices=(4,), default=None,
+                    help="ship the projection weights block-quantised to this many bits (engines.guardrail.quant, "
+                    "onnxruntime MatMulNBits); the stop policy is re-picked on dev for them")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     args = ap.parse_args()
@@ -79,6 +82,14 @@ def main() -> None:
         info = {"dev_f1": float(np.mean([r["f1"] for r in reps.values()])), "threshold": thr, "patience": pat,
                 "epoch": [i["epoch"] for i in infos], "member_dev_f1": [i["dev_f1"] for i in infos]}
         print(f"ensemble of seeds {seeds}: dev mean F1 {info['dev_f1']:.4f} (thr {thr}, patience {pat})", flush=True)
+    if args.proj_bits:  # the deployed weights change, so the policy is re-picked on dev for them
+        float_dev = info["dev_f1"]
+        head = head.quantize_projection(args.proj_bits)
+        thr, pat, reps = dev_policy(head, split["dev"])
+        info = {**info, "dev_f1": float(np.mean([r["f1"] for r in reps.values()])), "threshold": thr,
+                "patience": pat, "float_dev_f1": float_dev}
+        print(f"{args.proj_bits}-bit projection weights: dev mean F1 {info['dev_f1']:.4f} (float {float_dev:.4f}; "
+              f"thr {thr}, patience {pat})", flush=True)
     cfg = head.cfg
     cfg.threshold, cfg.patience = info["threshold"], info["patience"]
     test = evaluate(head, split["test"], cfg.threshold, cfg.patience)
@@ -93,6 +104,8 @@ def main() -> None:
         "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs, "best_epoch": info["epoch"],
         "lr": args.lr, **({"member_dev_f1": info["member_dev_f1"]} if len(seeds) > 1 else {}),
         "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience,
+        "projection_bits": args.proj_bits,
+        **({"float_dev_mean_f1": info["float_dev_f1"]} if args.proj_bits else {}),
         "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model")} for s, lst in split.items()},
         "dev_mean_f1": info["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,

@@ -9,7 +9,7 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import GroupedStepModule, SLDHead, atc_loss, merge_heads
+from engines.guardrail.head import GroupedStepModule, SLDHead, atc_loss, distill_loss, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
@@ -158,6 +158,49 @@ def test_stream_term_ignores_padding_and_is_off_by_default():
     assert "pol" not in atc_loss(z, z, y, a, m)[1]
 
 
+def test_distill_loss_is_smallest_at_the_teacher_and_ignores_padding():
+    """BCE towards the teacher's probabilities: its gradient vanishes exactly where the student's
+    logits equal the teacher's, and padded tokens (mask 0) never count."""
+    torch.manual_seed(0)
+    tz, tq = torch.randn(2, 6, dtype=torch.float64), torch.randn(2, 6, dtype=torch.float64)
+    m = torch.ones(2, 6, dtype=torch.float64)
+    m[1, 4:] = 0
+    z = tz.clone().requires_grad_(True)
+    q = tq.clone().requires_grad_(True)
+    at_teacher = distill_loss(z, q, tz, tq, m)
+    at_teacher.backward()
+    assert float(z.grad.abs().max()) < 1e-12 and float(q.grad.abs().max()) < 1e-12
+    off = distill_loss(tz + 0.5 * torch.randn_like(tz), tq, tz, tq, m)
+    assert off.item() > at_teacher.item()
+    junk = tz.clone()
+    junk[1, 4:] = 40.0  # padded positions: anything goes
+    assert distill_loss(junk, tq, tz, tq, m).item() == pytest.approx(at_teacher.item(), rel=1e-12)
+
+
+def test_distilled_student_moves_towards_its_teacher():
+    """train_head(teacher=..., lam_kd=...) pulls a student's risks towards a (here random, frozen)
+    teacher's: with a large weight it ends closer to the teacher than the same run without it."""
+    import engines.guardrail.train as gt
+
+    cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8, dropout=0.0)
+    g = torch.Generator().manual_seed(1)
+    exs = [gt.Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
+                      torch.randn(5, 16, generator=g), torch.randn(16, generator=g)) for i in range(16)]
+    torch.manual_seed(7)
+    teacher = SLDHead(cfg).eval()
+    cols = gt.columns(cfg, cfg.hidden_size)
+    want = torch.tensor(sum(gt.head_traces(teacher, exs, cols)[0], []))
+
+    def gap(**kw):
+        h, _ = gt.train_head(cfg, exs, exs, epochs=30, lr=1e-2, log=lambda *a: None, **kw)
+        return float((torch.tensor(sum(gt.head_traces(h, exs, cols)[0], [])) - want).abs().mean())
+
+    assert gap(teacher=teacher, lam_kd=20.0) < 0.5 * gap()
+    with pytest.raises(ValueError, match="layers"):
+        gt.train_head(GuardConfig(layers=(15,), hidden_size=4, proj_dim=8, state_dim=8), exs, exs, epochs=1,
+                      teacher=teacher, lam_kd=1.0, log=lambda *a: None)
+
+
 def test_atc_gradcheck_float64():
     z = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
     q = torch.randn(2, 5, dtype=torch.float64, requires_grad=True)
@@ -256,12 +299,24 @@ def test_grouped_step_equals_the_merged_step(nested):
         merged = merge_heads([merge_heads(pr).double() for pr in pairs]).double()
         assert merged.cfg.extra["members"] == 4
     else:
-        merged = merge_heads([_head(seed=s).double() for s in range(3)]).double()
+        members = [_head(seed=s).double() for s in range(3)]
+        with torch.no_grad():
+            for h in members:  # affine LayerNorms, which merge_heads folds away (plain norms remain)
+                for n in h.norms:
+                    n.weight.normal_(1.0, 0.3)
+                    n.bias.normal_(0.0, 0.3)
+        merged = merge_heads(members).double()
         assert merged.cfg.extra["members"] == 3
     grouped = GroupedStepModule(merged).double()
+    assert grouped.plain_norms
     x = torch.randn(4, merged.cfg.in_dim, dtype=torch.float64) * 3
     s = torch.randn(4, merged.cfg.state_dim, dtype=torch.float64).tanh()
     with torch.no_grad():
+        for want, got in zip(merged.step(x, s), grouped(x, s)):
+            torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+        merged.norms[0].weight.mul_(1.5)  # not plain any more: the grouped step falls back to head.embed
+        grouped = GroupedStepModule(merged).double()
+        assert not grouped.plain_norms
         for want, got in zip(merged.step(x, s), grouped(x, s)):
             torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
     k = merged.cfg.extra["members"]
@@ -289,14 +344,18 @@ def test_merged_export_drops_the_off_block_zeros(tmp_path):
 
 def _heads():
     yield "random-small", _head(seed=1)
+    q = {"proj_dim": 32, "state_dim": 32}
+    yield "random-small-4bit", _head(seed=1, **q).quantize_projection(4)
+    yield "merged-4bit", merge_heads([_head(seed=s, **q) for s in range(3)]).quantize_projection(4)
     if (ASSET_DIR / "sld_head.pt").is_file():
         yield "trained", load_head(ASSET_DIR / "sld_head.pt")
 
 
-@pytest.mark.parametrize("which", ["random-small", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
 @pytest.mark.parametrize("batch", [1, 4])
 def test_onnx_matches_torch(which, batch, tmp_path):
-    """ORT and torch agree to 1e-4 on the exported step and prompt initialiser."""
+    """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
+    weights run as MatMulNBits codes in ORT and as grid weights in torch)."""
     heads = dict(_heads())
     if which not in heads:
         pytest.skip("no trained head in assets/guardrail yet")

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from engines.common.errors import InputError
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.head import GroupedStepModule, InitModule, SLDHead, StepModule
+from engines.guardrail.quant import quantize_weight, replace_gemm_with_matmulnbits
 
 STEP_ONNX = "sld_step.onnx"
 INIT_ONNX = "sld_init.onnx"
@@ -37,14 +39,34 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     return head.to(device).eval()
 
 
+def _swap_weights(path: Path, weights: list[torch.Tensor], bits: int) -> None:
+    """Rewrite each float ``Gemm`` of an exported graph whose weight is one of ``weights`` (grid
+    weights, :mod:`engines.guardrail.quant`) as the ``MatMulNBits`` holding its codes."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = [(i.name, numpy_helper.to_array(i)) for i in model.graph.initializer]
+    for w in weights:
+        a = w.detach().cpu().numpy()
+        names = [n for n, v in inits if v.shape == a.shape and np.array_equal(v, a)]
+        if len(names) != 1:
+            raise RuntimeError(f"{path.name}: expected one initializer equal to a {a.shape} weight, found {len(names)}")
+        codes, scales = quantize_weight(w.detach().cpu(), bits)
+        replace_gemm_with_matmulnbits(model, names[0], codes, scales, bits)
+    onnx.save(model, str(path))
+
+
 def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     """Export the per-token step (taps, state -> risk, response prob, state) and the prompt
     initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis. A merged ensemble
     (``cfg.extra["members"] > 1``) exports its step as :class:`GroupedStepModule`, without the
-    off-block zeros."""
+    off-block zeros; a head with block-quantised projection weights (:meth:`SLDHead.quantize_projection`)
+    stores them as ``com.microsoft.MatMulNBits`` codes in both graphs (same maths as its torch path)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     head = head.cpu().eval()
+    bits = head.projection_bits
     cfg = head.cfg
     x = torch.zeros(1, cfg.in_dim)
     s = torch.zeros(1, cfg.state_dim)
@@ -60,4 +82,7 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
                           output_names=["state"], opset_version=OPSET,
                           dynamic_axes={"prompt_taps": {0: "batch"}, "state": {0: "batch"}}, dynamo=False)
     head.eval()  # the exporter restores the wrappers' mode recursively; keep the head in eval
+    if bits:
+        for path in (step_path, init_path):
+            _swap_weights(path, [head.proj.weight], bits)
     return step_path, init_path

@@ -266,8 +266,8 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
 
 def head_info(asset_dir: str | Path | None = None) -> dict:
     """What the shipped head is, read from its file without building it: dev-picked ``threshold``
-    and ``patience``, tapped ``layers``, ensemble ``members`` and ``params`` (off-block zeros of a
-    merged ensemble counted). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
+    and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float) and ``params``
+    (off-block zeros of a merged ensemble counted). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
 
     >>> info = head_info(); 0 < info["threshold"] < 1 and info["members"] >= 1   # doctest: +SKIP
     True
@@ -276,11 +276,13 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     path = folder / "sld_head.pt"
     if not path.is_file():
         c = GuardConfig()
-        return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0}
+        return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
+                "projection_bits": None}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = blob["config"]
+    extra = cfg.get("extra", {})
     return {"threshold": float(cfg["threshold"]), "patience": int(cfg["patience"]), "layers": list(cfg["layers"]),
-            "members": int(cfg.get("extra", {}).get("members", 1)),
+            "members": int(extra.get("members", 1)), "projection_bits": extra.get("proj_bits"),
             "params": int(sum(t.numel() for t in blob["state_dict"].values()))}
 
 

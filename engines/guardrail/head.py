@@ -15,18 +15,22 @@ One step costs O(1) in the length of the reply: the head never re-reads the pref
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from engines.guardrail.config import GuardConfig
+from engines.guardrail.quant import BITS, snap_to_grid
 
 
-def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor, width: int | None = None) -> torch.Tensor:
     """GRU gates from the input and state pre-activations ``gi``, ``gh`` (r, z, n chunks on the last
-    axis, PyTorch's order) and the state ``s``: ``s' = (1 - z) ⊙ n + z ⊙ s``."""
-    i_r, i_z, i_n = gi.chunk(3, dim=-1)
-    h_r, h_z, h_n = gh.chunk(3, dim=-1)
+    axis, PyTorch's order) and the state ``s``: ``s' = (1 - z) ⊙ n + z ⊙ s``. A known state ``width``
+    makes the ONNX export split the gates with one static ``Split`` instead of shape arithmetic."""
+    i_r, i_z, i_n = gi.chunk(3, dim=-1) if width is None else gi.split(width, dim=-1)
+    h_r, h_z, h_n = gh.chunk(3, dim=-1) if width is None else gh.split(width, dim=-1)
     r = torch.sigmoid(i_r + h_r)
     z = torch.sigmoid(i_z + h_z)
     n = torch.tanh(i_n + r * h_n)
@@ -55,16 +59,36 @@ class SLDHead(nn.Module):
         self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, 1)
         self.resp = nn.Linear(cfg.state_dim, 1)
 
+    @property
+    def projection_bits(self) -> int | None:
+        """Bits per projection weight when block-quantised (:meth:`quantize_projection`), else None."""
+        bits = self.cfg.extra.get("proj_bits")
+        return int(bits) if bits else None
+
+    @torch.no_grad()
+    def quantize_projection(self, bits: int = BITS) -> "SLDHead":
+        """Move the projection weights (two thirds of the bytes a merged step reads) to their
+        ``bits``-bit block grid (:mod:`engines.guardrail.quant`), the form the ONNX export stores as
+        ``MatMulNBits`` codes. The torch maths is unchanged (a float matmul, now with grid weights).
+        The GRU stays float: its 4-bit ``MatMulNBits`` (K = 384, folded with its zero blocks) was slower
+        than the float grouped matmul. Returns ``self``."""
+        self.proj.weight.copy_(snap_to_grid(self.proj.weight, bits))
+        self.cfg = replace(self.cfg, extra={**self.cfg.extra, "proj_bits": int(bits)})  # never a shared config
+        return self
+
     def __repr__(self) -> str:
         n = sum(p.numel() for p in self.parameters())
         c = self.cfg
         return (f"SLDHead(layers={c.layers}, proj_dim={c.proj_dim}, state_dim={c.state_dim}, "
-                f"prompt_init={c.prompt_init}, params={n:,})")
+                f"prompt_init={c.prompt_init}, projection_bits={self.projection_bits}, params={n:,})")
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """Per-token input u = GELU(W_p [LN(h^l1); ...]) for taps x of shape (..., k * H)."""
         parts = x.split(self.cfg.hidden_size, dim=-1)
-        z = torch.cat([n(p) for n, p in zip(self.norms, parts)], dim=-1)
+        return self.project(torch.cat([n(p) for n, p in zip(self.norms, parts)], dim=-1))
+
+    def project(self, z: torch.Tensor) -> torch.Tensor:
+        """u = GELU(W_p z) for normalised taps z of shape (..., k * H)."""
         return self.drop(F.gelu(self.proj(z)))
 
     def init_state(self, prompt_taps: torch.Tensor) -> torch.Tensor:
@@ -80,7 +104,7 @@ class SLDHead(nn.Module):
         ``n = tanh(W_in u + b_in + r ⊙ (W_hn s + b_hn))``, ``s' = (1 - z) ⊙ n + z ⊙ s``."""
         gi = F.linear(u, self.gru.weight_ih_l0, self.gru.bias_ih_l0)
         gh = F.linear(s, self.gru.weight_hh_l0, self.gru.bias_hh_l0)
-        return gru_update(gi, gh, s)
+        return gru_update(gi, gh, s, width=self.cfg.state_dim)
 
     def step(self, x: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """One token: taps (B, k * H), state (B, S) -> (risk (B,), response prob (B,), new state)."""
@@ -102,31 +126,55 @@ class SLDHead(nn.Module):
 
 
 class StepModule(nn.Module):
-    """The exported per-token step: (taps, state) -> (risk, response prob, state)."""
+    """The exported per-token step: (taps, state) -> (risk, response prob, state); ``head.step``'s
+    maths, laid out for a short ONNX graph (static reshapes and splits; one LayerNorm over all taps
+    when the norms carry no affine, as :func:`merge_heads` leaves them), since at batch 1 every graph
+    node costs about a microsecond."""
 
     def __init__(self, head: SLDHead) -> None:
         super().__init__()
         self.head = head
+        self.L, self.H = len(head.cfg.layers), head.cfg.hidden_size
+        self.eps = head.norms[0].eps
+        self.plain_norms = all(bool((n.weight == 1).all()) and bool((n.bias == 0).all()) and n.eps == self.eps
+                               for n in head.norms)
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """The head's per-token input, with one LayerNorm over (B, layers, H) when the norms are plain."""
+        if not self.plain_norms:
+            return self.head.embed(x)
+        z = F.layer_norm(x.reshape(-1, self.L, self.H), (self.H,), eps=self.eps)
+        return self.head.project(z.reshape(-1, self.L * self.H))
+
+    def update(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        """The memory update s' = GRU(u, s)."""
+        return self.head.gru_cell(u, s)
 
     def forward(self, x: torch.Tensor, s: torch.Tensor):
-        return self.head.step(x, s)
+        h = self.head
+        u = self.embed(x)
+        s_new = self.update(u, s)
+        risk = torch.sigmoid(h.risk(torch.cat([s_new, u], dim=-1))).squeeze(-1)
+        resp = torch.sigmoid(h.resp(s_new)).squeeze(-1)
+        return risk, resp, s_new
 
 
-class GroupedStepModule(nn.Module):
-    """The exported step of a merged head (:func:`merge_heads`) without its off-block zeros.
+class GroupedStepModule(StepModule):
+    """The step of a merged head (:func:`merge_heads`) without its off-block zeros.
 
     A head folded from K members has block-diagonal GRU weights (gate-major, then member-major
     rows; member-major columns), so two thirds of them are zeros for K = 3, and every token's step
     would multiply them. Here the GRU update runs as one batched matmul over the K members' own
-    ``(P/K) x 3S/K`` and ``(S/K) x 3S/K`` blocks. The outputs are the same as ``head.step``'s, and the
-    per-token weights are fewer (3.9 MB instead of 6.2 MB for the shipped head).
+    ``(P/K) x 3S/K`` and ``(S/K) x 3S/K`` blocks (no transposes: the batch broadcasts). The outputs
+    are the same as ``head.step``'s, and the per-token float weights are fewer (3.9 MB instead of
+    6.2 MB for the shipped head).
     """
 
     def __init__(self, head: SLDHead) -> None:
-        super().__init__()
-        self.head = head
+        super().__init__(head)
         k = int(head.cfg.extra.get("members", 1))
         self.k, S, P = k, head.cfg.state_dim // k, head.cfg.proj_dim // k
+        self.S, self.P = S, P
         g = head.gru
         wih, whh, bih, bhh = [], [], [], []
         with torch.no_grad():
@@ -142,17 +190,13 @@ class GroupedStepModule(nn.Module):
         self.register_buffer("b_ih", torch.stack(bih).unsqueeze(1))  # (K, 1, 3S/K)
         self.register_buffer("b_hh", torch.stack(bhh).unsqueeze(1))
 
-    def forward(self, x: torch.Tensor, s: torch.Tensor):
-        h, k = self.head, self.k
-        u = h.embed(x)
-        B = u.shape[0]
-        uk = u.reshape(B, k, -1).transpose(0, 1)
-        sk = s.reshape(B, k, -1).transpose(0, 1)
-        sk_new = gru_update(torch.matmul(uk, self.w_ih) + self.b_ih, torch.matmul(sk, self.w_hh) + self.b_hh, sk)
-        s_new = sk_new.transpose(0, 1).reshape(B, -1)
-        risk = torch.sigmoid(h.risk(torch.cat([s_new, u], dim=-1))).squeeze(-1)
-        resp = torch.sigmoid(h.resp(s_new)).squeeze(-1)
-        return risk, resp, s_new
+    def update(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        k = self.k
+        uk = u.reshape(-1, k, 1, self.P)  # (B, K, 1, P/K) @ (K, P/K, 3S/K): the members batch, B broadcasts
+        sk = s.reshape(-1, k, 1, self.S)
+        sk_new = gru_update(torch.matmul(uk, self.w_ih) + self.b_ih, torch.matmul(sk, self.w_hh) + self.b_hh, sk,
+                            width=self.S)
+        return sk_new.reshape(-1, k * self.S)
 
 
 class InitModule(nn.Module):
@@ -239,6 +283,29 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
     return loss, {k: float(v.detach()) for k, v in parts.items()}
 
 
+def distill_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, teacher_risk: torch.Tensor,
+                 teacher_resp: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    r"""Knowledge-distillation term: match a teacher head's per-token risk and response outputs.
+
+    .. math::
+
+        L_{kd} = \tfrac{1}{N}\sum_{i,t} m_{it}\,\big[\mathrm{BCE}(\sigma(z_{it}), \sigma(z^T_{it}))
+                 + \mathrm{BCE}(\sigma(q_{it}), \sigma(q^T_{it}))\big]
+
+    with the student's risk / response logits ``z``, ``q`` and the teacher's ``z^T``, ``q^T``
+    (e.g. the shipped seed ensemble), so one small head can learn the ensemble's smoother risk
+    curves and be stepped at a third of its cost. Used with :func:`atc_loss`, never alone.
+
+    >>> z = torch.zeros(1, 2); m = torch.ones(1, 2)
+    >>> round(float(distill_loss(z, z, z, z, m)), 4)  # 2 * ln 2
+    1.3863
+    """
+    tr, tq = torch.sigmoid(teacher_risk), torch.sigmoid(teacher_resp)
+    per = F.binary_cross_entropy_with_logits(risk_logits, tr, reduction="none") \
+        + F.binary_cross_entropy_with_logits(resp_logits, tq, reduction="none")
+    return (per * mask).sum() / mask.sum().clamp(min=1e-8)
+
+
 @torch.no_grad()
 def merge_heads(heads: list[SLDHead]) -> SLDHead:
     """Fold K trained heads (same layers and widths) into one SLD head whose risk and response
@@ -264,8 +331,10 @@ def merge_heads(heads: list[SLDHead]) -> SLDHead:
                 (c.layers, c.hidden_size, P, S, c.prompt_init):
             raise ValueError("merge_heads needs heads with the same layers, widths and prompt_init")
     members = k * int(c.extra.get("members", 1))  # merging merged heads nests the blocks the same way
+    # the merged head is float; quantize_projection() it afterwards (members' grids are not kept)
     m = SLDHead(GuardConfig(**{**c.to_dict(), "proj_dim": k * P, "state_dim": k * S,
-                               "extra": {**c.extra, "members": members}})).to(heads[0].proj.weight)
+                               "extra": {**{k_: v for k_, v in c.extra.items() if k_ != "proj_bits"},
+                                         "members": members}})).to(heads[0].proj.weight)
     for n in m.norms:
         n.weight.fill_(1.0)
         n.bias.zero_()

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import SLDHead, atc_loss
+from engines.guardrail.head import SLDHead, atc_loss, distill_loss
 from engines.guardrail.metrics import f1_scores, streaming_report
 
 
@@ -134,12 +134,15 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                batch: int = 32, seed: int = 0, lam_resp: float = 0.5, lam_atc: float = 1.0,
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
-               soft_labels: bool = False, log=print) -> tuple[SLDHead, dict]:
+               soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
+               log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
-    ``soft_labels`` makes the response-level targets the mean human harm score where one exists.
+    ``soft_labels`` makes the response-level targets the mean human harm score where one exists;
+    ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.head.distill_loss` towards that
+    (trained, frozen) head's outputs on the same training replies.
 
     >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
@@ -151,6 +154,10 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     """
     torch.manual_seed(seed)
     rng = random.Random(seed)
+    if teacher is not None:
+        teacher.eval()
+        if tuple(teacher.cfg.layers) != tuple(cfg.layers):
+            raise ValueError(f"teacher reads layers {teacher.cfg.layers}, the student {cfg.layers}: they must match")
     cols = columns(cfg, cfg.hidden_size)
     head = SLDHead(cfg)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
@@ -168,6 +175,10 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             w = None if not view_weight else torch.tensor([view_weight.get(train[k].view, 1.0) for k in ch])
             loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high,
                                weights=w, lam_pol=lam_pol, patience=pol_patience)
+            if teacher is not None and lam_kd > 0:
+                with torch.no_grad():
+                    tl, tq = teacher(x, p)
+                loss = loss + lam_kd * distill_loss(rl, ql, tl, tq, m)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)

@@ -1,0 +1,107 @@
+"""A/B per-call cost of SLD head step graphs through onnxruntime, alternating in one process.
+
+    git show 0306c3b:assets/guardrail/sld_step.onnx > /tmp/float_step.onnx   # float head of 12-01 17:44
+    PYTHONPATH=. .venv/bin/python benchmarks/guardrail_step_ab.py /tmp/float_step.onnx assets/guardrail/sld_step.onnx
+
+Each round times every graph for ``--calls`` calls (batch 1, one ORT thread, the session options
+the engine uses) and keeps the per-call median; graphs alternate within a round, so a change in
+machine load hits all of them alike. ``--after-decode`` runs a SmolLM2-135M decode step before each
+timed call (graphs alternating token by token), so every step starts with its weights out of cache,
+as in a stream. Prints the per-round medians and their median, and writes
+``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engines.common.onnx_runtime import ort_session
+
+
+def _decoder():
+    """A function running one SmolLM2-135M KV-cache decode step (the cache is kept short)."""
+    import torch
+
+    from engines.common.backbone import load_backbone
+
+    torch.set_num_threads(1)
+    bb = load_backbone("cpu")
+    ids = bb.chat_ids("Explain how vaccines train the immune system.")
+    with torch.inference_mode():
+        first = bb.model(input_ids=ids, use_cache=True, output_hidden_states=True)
+    state = {"n": 0, "cache": first.cache, "nxt": first.logits[:, -1:].argmax(-1)}
+
+    @torch.inference_mode()
+    def step() -> None:
+        if state["n"] == 64:  # restart from the prompt, so the cost per step stays that of a short reply
+            o = bb.model(input_ids=ids, use_cache=True, output_hidden_states=True)
+            state.update(n=0, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
+        o = bb.model(input_ids=state["nxt"], cache=state["cache"], use_cache=True, output_hidden_states=True)
+        state.update(n=state["n"] + 1, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
+
+    return step
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("graphs", nargs="+", type=Path)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--after-decode", action="store_true", help="a backbone decode step before every timed call")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default benchmarks/results/guardrail_step_ab[_after_decode].json")
+    args = ap.parse_args()
+    if args.out is None:
+        args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{'_after_decode' if args.after_decode else ''}.json"
+    evict = _decoder() if args.after_decode else None
+    sessions = {str(p): ort_session(p, intra_threads=1) for p in args.graphs}
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for name, s in sessions.items():
+        shapes = {i.name: i.shape[1] for i in s.get_inputs()}
+        feeds[name] = {"taps": (rng.standard_normal((1, shapes["taps"])) * 3).astype(np.float32),
+                       "state": np.zeros((1, shapes["state"]), np.float32)}
+    runs: dict[str, list[float]] = {n: [] for n in sessions}
+    for r in range(args.rounds):
+        if evict is None:
+            for name, s in sessions.items():
+                f = feeds[name]
+                ts = []
+                for _ in range(args.calls):
+                    t0 = time.perf_counter()
+                    s.run(None, f)
+                    ts.append((time.perf_counter() - t0) * 1e3)
+                runs[name].append(statistics.median(ts))
+            continue
+        per = {n: [] for n in sessions}
+        for _ in range(args.calls):
+            for name, s in sessions.items():
+                evict()
+                t0 = time.perf_counter()
+                s.run(None, feeds[name])
+                per[name].append((time.perf_counter() - t0) * 1e3)
+        for name, v in per.items():
+            runs[name].append(statistics.median(v))
+        print(f"round {r}: " + "  ".join(f"{Path(n).name} {v[-1]:.4f} ms" for n, v in runs.items()), flush=True)
+    summary = {n: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v), "runs": v,
+                   "bytes": Path(n).stat().st_size} for n, v in runs.items()}
+    for n, v in summary.items():
+        print(f"{n}: median {v['median_ms']:.4f} ms (rounds {v['min_ms']:.4f}-{v['max_ms']:.4f}), {v['bytes'] / 1e6:.2f} MB")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                    "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+                                    "rounds": args.rounds, "calls": args.calls, "graphs": summary}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
