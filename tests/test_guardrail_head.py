@@ -9,7 +9,13 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import GroupedStepModule, SLDHead, atc_loss, distill_loss, merge_heads
+from engines.guardrail.head import (
+    GroupedStepModule,
+    SLDHead,
+    atc_loss,
+    distill_loss,
+    merge_heads,
+)
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
@@ -189,11 +195,11 @@ def test_distilled_student_moves_towards_its_teacher():
     torch.manual_seed(7)
     teacher = SLDHead(cfg).eval()
     cols = gt.columns(cfg, cfg.hidden_size)
-    want = torch.tensor(sum(gt.head_traces(teacher, exs, cols)[0], []))
+    want = torch.tensor([r for t in gt.head_traces(teacher, exs, cols)[0] for r in t])
 
     def gap(**kw):
         h, _ = gt.train_head(cfg, exs, exs, epochs=30, lr=1e-2, log=lambda *a: None, **kw)
-        return float((torch.tensor(sum(gt.head_traces(h, exs, cols)[0], [])) - want).abs().mean())
+        return float((torch.tensor([r for t in gt.head_traces(h, exs, cols)[0] for r in t]) - want).abs().mean())
 
     assert gap(teacher=teacher, lam_kd=20.0) < 0.5 * gap()
     with pytest.raises(ValueError, match="layers"):

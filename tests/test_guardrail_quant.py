@@ -47,7 +47,7 @@ def test_bad_bit_width_is_refused():
 
 def test_4bit_codes_pack_two_per_byte_low_nibble_first():
     q = torch.tensor([[[-7, 7] + [0] * 30]], dtype=torch.int8)
-    b, s = matmulnbits_initializers(q, torch.ones(1, 1), bits=4)
+    b, _ = matmulnbits_initializers(q, torch.ones(1, 1), bits=4)
     assert b.shape == (1, 1, 16) and b.dtype == np.uint8
     assert int(b[0, 0, 0]) == (-7 + 8) | ((7 + 8) << 4) and int(b[0, 0, 1]) == 8 | (8 << 4)
 

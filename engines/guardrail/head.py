@@ -66,7 +66,7 @@ class SLDHead(nn.Module):
         return int(bits) if bits else None
 
     @torch.no_grad()
-    def quantize_projection(self, bits: int = BITS) -> "SLDHead":
+    def quantize_projection(self, bits: int = BITS) -> SLDHead:
         """Move the projection weights (two thirds of the bytes a merged step reads) to their
         ``bits``-bit block grid (:mod:`engines.guardrail.quant`), the form the ONNX export stores as
         ``MatMulNBits`` codes. The torch maths is unchanged (a float matmul, now with grid weights).
