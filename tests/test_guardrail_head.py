@@ -350,9 +350,8 @@ def test_merged_export_drops_the_off_block_zeros(tmp_path):
 
 def _heads():
     yield "random-small", _head(seed=1)
-    q = {"proj_dim": 32, "state_dim": 32}
-    yield "random-small-4bit", _head(seed=1, **q).quantize_projection(4)
-    yield "merged-4bit", merge_heads([_head(seed=s, **q) for s in range(3)]).quantize_projection(4)
+    yield "random-small-4bit", _head(seed=1).quantize_projection(4)
+    yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
     if (ASSET_DIR / "sld_head.pt").is_file():
         yield "trained", load_head(ASSET_DIR / "sld_head.pt")
 
