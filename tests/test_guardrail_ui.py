@@ -75,3 +75,19 @@ def test_generate_shows_whole_characters_only(ui):
     text = "".join(t for t, _ in spans)
     assert spans and all(t for t, _ in spans) and "\ufffd" not in text
     assert "Completed 24 tokens" in banner and int((curve["run"] == ui.GUARDED).sum()) == 24
+
+
+def test_intro_describes_the_shipped_head(ui):
+    """The tab's intro reads size, ensemble and weight format from the shipped head file."""
+    from engines.guardrail.guard import head_info
+
+    info = head_info()
+    with gr.Blocks() as demo:
+        ui.build()
+    texts = [c.get("props", {}).get("value") for c in demo.config["components"] if c.get("type") == "markdown"]
+    intro = next(t for t in texts if isinstance(t, str) and "Streaming Latent Dynamics" in t)
+    assert f"{info['params'] / 1e6:.2f} M-parameter" in intro
+    assert (f"{info['members']}-seed ensemble" in intro) == (info["members"] > 1)
+    assert ("-bit projection weights" in intro) == bool(info["projection_bits"])
+    if info["projection_bits"]:
+        assert f"({info['projection_bits']}-bit projection weights)" in intro
