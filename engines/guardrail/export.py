@@ -39,21 +39,20 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     return head.to(device).eval()
 
 
-def _swap_weights(path: Path, weights: list[torch.Tensor], bits: int) -> None:
-    """Rewrite each float ``Gemm`` of an exported graph whose weight is one of ``weights`` (grid
-    weights, :mod:`engines.guardrail.quant`) as the ``MatMulNBits`` holding its codes."""
+def _swap_projection(path: Path, head: SLDHead, bits: int) -> None:
+    """Rewrite the float projection ``Gemm`` of an exported graph (its weight found by value: the
+    head's grid weights, :mod:`engines.guardrail.quant`) as the ``MatMulNBits`` holding their codes."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(str(path))
-    inits = [(i.name, numpy_helper.to_array(i)) for i in model.graph.initializer]
-    for w in weights:
-        a = w.detach().cpu().numpy()
-        names = [n for n, v in inits if v.shape == a.shape and np.array_equal(v, a)]
-        if len(names) != 1:
-            raise RuntimeError(f"{path.name}: expected one initializer equal to a {a.shape} weight, found {len(names)}")
-        codes, scales = quantize_weight(w.detach().cpu(), bits)
-        replace_gemm_with_matmulnbits(model, names[0], codes, scales, bits)
+    w = head.proj.weight.detach().cpu()
+    names = [i.name for i in model.graph.initializer
+             if tuple(i.dims) == tuple(w.shape) and np.array_equal(numpy_helper.to_array(i), w.numpy())]
+    if len(names) != 1:
+        raise RuntimeError(f"{path.name}: expected one initializer equal to the projection weight, found {len(names)}")
+    codes, scales = quantize_weight(w, bits)
+    replace_gemm_with_matmulnbits(model, names[0], codes, scales, bits)
     onnx.save(model, str(path))
 
 
@@ -84,5 +83,5 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     head.eval()  # the exporter restores the wrappers' mode recursively; keep the head in eval
     if bits:
         for path in (step_path, init_path):
-            _swap_weights(path, [head.proj.weight], bits)
+            _swap_projection(path, head, bits)
     return step_path, init_path

@@ -25,12 +25,12 @@ from engines.guardrail.config import GuardConfig
 from engines.guardrail.quant import BITS, snap_to_grid
 
 
-def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor, width: int | None = None) -> torch.Tensor:
-    """GRU gates from the input and state pre-activations ``gi``, ``gh`` (r, z, n chunks on the last
-    axis, PyTorch's order) and the state ``s``: ``s' = (1 - z) ⊙ n + z ⊙ s``. A known state ``width``
-    makes the ONNX export split the gates with one static ``Split`` instead of shape arithmetic."""
-    i_r, i_z, i_n = gi.chunk(3, dim=-1) if width is None else gi.split(width, dim=-1)
-    h_r, h_z, h_n = gh.chunk(3, dim=-1) if width is None else gh.split(width, dim=-1)
+def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor, width: int) -> torch.Tensor:
+    """GRU gates from the input and state pre-activations ``gi``, ``gh`` (r, z, n chunks of ``width``
+    on the last axis, PyTorch's order) and the state ``s``: ``s' = (1 - z) ⊙ n + z ⊙ s``. The width is
+    a plain int so the ONNX export splits the gates with one static ``Split``, not shape arithmetic."""
+    i_r, i_z, i_n = gi.split(width, dim=-1)
+    h_r, h_z, h_n = gh.split(width, dim=-1)
     r = torch.sigmoid(i_r + h_r)
     z = torch.sigmoid(i_z + h_z)
     n = torch.tanh(i_n + r * h_n)

@@ -163,6 +163,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
     best = (-1.0, None, None)
+    teacher_out: dict[tuple[int, ...], tuple[torch.Tensor, torch.Tensor]] = {}
     order = sorted(range(len(train)), key=lambda k: train[k].feats.shape[0])
     for ep in range(epochs):
         head.train()
@@ -176,9 +177,11 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high,
                                weights=w, lam_pol=lam_pol, patience=pol_patience)
             if teacher is not None and lam_kd > 0:
-                with torch.no_grad():
-                    tl, tq = teacher(x, p)
-                loss = loss + lam_kd * distill_loss(rl, ql, tl, tq, m)
+                key = tuple(ch)  # the chunks are fixed (only their order is shuffled): teacher runs once each
+                if key not in teacher_out:
+                    with torch.no_grad():
+                        teacher_out[key] = teacher(x, p)
+                loss = loss + lam_kd * distill_loss(rl, ql, *teacher_out[key], m)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
