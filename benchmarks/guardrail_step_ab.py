@@ -7,8 +7,14 @@ Each round times every graph for ``--calls`` calls (batch 1, one ORT thread, the
 the engine uses) and keeps the per-call median; graphs alternate within a round, so a change in
 machine load hits all of them alike. ``--after-decode`` runs a SmolLM2-135M decode step before each
 timed call (graphs alternating token by token), so every step starts with its weights out of cache,
-as in a stream. Prints the per-round medians and their median, and writes
+as in a stream. ``--floor`` adds two reference graphs built in a temporary folder: the shipped step's
+structure (same layers, three members, 4-bit projection, same ORT nodes) with 8-wide members, so its
+weights are 40 KB instead of 1.6 MB, and a one-node graph (``Identity``): what onnxruntime's ``run``
+costs by itself. Against the shipped step they split its cost into ORT's call, the graph's nodes and
+the weights' bytes. Prints the per-round medians and their median, and writes
 ``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/guardrail_step_ab.py assets/guardrail/sld_step.onnx --floor --after-decode
 """
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import tempfile
 
 import numpy as np
 
@@ -52,18 +60,56 @@ def _decoder():
     return step
 
 
+def _floor_graphs(folder: Path) -> list[Path]:
+    """The floor references (see the module docstring), written under ``folder``."""
+    import onnx
+    import torch
+    from onnx import TensorProto, helper
+
+    from engines.guardrail.config import GuardConfig
+    from engines.guardrail.export import export_onnx, load_head
+    from engines.guardrail.head import SLDHead, merge_heads
+
+    shipped = load_head(ROOT / "assets" / "guardrail" / "sld_head.pt").cfg
+    k = int(shipped.extra.get("members", 1))
+    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "extra": {}})
+    torch.manual_seed(0)
+    tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)])
+    if shipped.extra.get("proj_bits"):
+        tiny = tiny.quantize_projection(int(shipped.extra["proj_bits"]))
+    step, _ = export_onnx(tiny, folder / "narrow")
+    narrow = folder / "narrow_8wide_step.onnx"
+    step.rename(narrow)
+    ins = [helper.make_tensor_value_info("taps", TensorProto.FLOAT, ["batch", cfg.in_dim]),
+           helper.make_tensor_value_info("state", TensorProto.FLOAT, ["batch", 8])]
+    graph = helper.make_graph([helper.make_node("Identity", ["state"], ["state_out"])], "one_node", ins,
+                              [helper.make_tensor_value_info("state_out", TensorProto.FLOAT, ["batch", 8])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    one = folder / "one_node_identity.onnx"
+    onnx.save(model, str(one))
+    return [narrow, one]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("graphs", nargs="+", type=Path)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--after-decode", action="store_true", help="a backbone decode step before every timed call")
+    ap.add_argument("--floor", action="store_true",
+                    help="add the 8-wide same-structure step and a one-node graph as references")
     ap.add_argument("--out", type=Path, default=None,
                     help="default benchmarks/results/guardrail_step_ab[_after_decode].json")
     args = ap.parse_args()
     if args.out is None:
-        args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{'_after_decode' if args.after_decode else ''}.json"
+        suffix = ("_floor" if args.floor else "") + ("_after_decode" if args.after_decode else "")
+        args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{suffix}.json"
     evict = _decoder() if args.after_decode else None
+    tmp = tempfile.TemporaryDirectory()
+    if args.floor:
+        args.graphs += _floor_graphs(Path(tmp.name))
+    label = {str(p): f"floor/{p.name}" if p.parent == Path(tmp.name) else str(p) for p in args.graphs}
     sessions = {str(p): ort_session(p, intra_threads=1) for p in args.graphs}
     rng = np.random.default_rng(0)
     feeds = {}
@@ -93,8 +139,9 @@ def main() -> None:
         for name, v in per.items():
             runs[name].append(statistics.median(v))
         print(f"round {r}: " + "  ".join(f"{Path(n).name} {v[-1]:.4f} ms" for n, v in runs.items()), flush=True)
-    summary = {n: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v), "runs": v,
-                   "bytes": Path(n).stat().st_size} for n, v in runs.items()}
+    summary = {label[n]: {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v), "runs": v,
+                          "bytes": Path(n).stat().st_size} for n, v in runs.items()}
+    tmp.cleanup()
     for n, v in summary.items():
         print(f"{n}: median {v['median_ms']:.4f} ms (rounds {v['min_ms']:.4f}-{v['max_ms']:.4f}), {v['bytes'] / 1e6:.2f} MB")
     args.out.parent.mkdir(parents=True, exist_ok=True)
