@@ -23,10 +23,9 @@ import json
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-import tempfile
 
 import numpy as np
 
