@@ -59,7 +59,7 @@ def _decoder():
     return step
 
 
-def _floor_graphs(folder: Path) -> list[Path]:
+def floor_graphs(folder: Path) -> list[Path]:
     """The floor references (see the module docstring), written under ``folder``."""
     import onnx
     import torch
@@ -107,7 +107,7 @@ def main() -> None:
     evict = _decoder() if args.after_decode else None
     tmp = tempfile.TemporaryDirectory()
     if args.floor:
-        args.graphs += _floor_graphs(Path(tmp.name))
+        args.graphs += floor_graphs(Path(tmp.name))
     label = {str(p): f"floor/{p.name}" if p.parent == Path(tmp.name) else str(p) for p in args.graphs}
     sessions = {str(p): ort_session(p, intra_threads=1) for p in args.graphs}
     rng = np.random.default_rng(0)

@@ -138,3 +138,28 @@ def test_quantised_ensemble_agrees_with_onnx_on_every_row(tmp_path):
     r_ort, q_ort, s1_ort = ort_session(step_p).run(None, {"taps": x.numpy(), "state": s.numpy()})
     for got, want in ((s0_ort, s0), (r_ort, r), (q_ort, q), (s1_ort, s1)):
         np.testing.assert_allclose(got, want.numpy(), atol=1e-5, rtol=0)
+
+
+def test_speed_floor_reference_has_the_shipped_step_graph(tmp_path):
+    """The in-stream cost split in RESULTS.md (benchmarks/guardrail_step_ab.py --floor) rests on its
+    narrow reference running the shipped step's graph: the same ORT nodes after optimisation, with
+    only the weights shrunk."""
+    import onnx
+    import onnxruntime as ort
+
+    from benchmarks.guardrail_step_ab import floor_graphs
+    from engines.common.onnx_runtime import session_options
+    from engines.common.paths import ASSETS_DIR
+
+    def optimised_ops(path):
+        opts = session_options(1)
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED  # portable file
+        opts.optimized_model_filepath = str(tmp_path / f"opt_{path.name}")
+        ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        return [n.op_type for n in onnx.load(opts.optimized_model_filepath).graph.node]
+
+    shipped = ASSETS_DIR / "guardrail" / "sld_step.onnx"
+    narrow, one = floor_graphs(tmp_path)
+    assert optimised_ops(narrow) == optimised_ops(shipped)
+    assert narrow.stat().st_size < shipped.stat().st_size / 20
+    assert optimised_ops(one) == ["Identity"]
