@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--floor", action="store_true",
                     help="add the 8-wide same-structure step and a one-node graph as references")
     ap.add_argument("--out", type=Path, default=None,
-                    help="default benchmarks/results/guardrail_step_ab[_after_decode].json")
+                    help="default benchmarks/results/guardrail_step_ab[_floor][_after_decode].json")
     args = ap.parse_args()
     if args.out is None:
         suffix = ("_floor" if args.floor else "") + ("_after_decode" if args.after_decode else "")
