@@ -7,10 +7,11 @@ Each round times every graph for ``--calls`` calls (batch 1, one ORT thread, the
 the engine uses) and keeps the per-call median; graphs alternate within a round, so a change in
 machine load hits all of them alike. ``--after-decode`` runs a SmolLM2-135M decode step before each
 timed call (graphs alternating token by token), so every step starts with its weights out of cache,
-as in a stream. ``--floor`` adds two reference graphs built in a temporary folder: the shipped step's
-structure (same layers, three members, 4-bit projection, same ORT nodes) with 8-wide members, so its
-weights are 40 KB instead of 1.6 MB, and a one-node graph (``Identity``): what onnxruntime's ``run``
-costs by itself. Against the shipped step they split its cost into ORT's call, the graph's nodes and
+as in a stream; ``--decode-threads 2`` gives that step torch's default thread count here, as the app
+runs it (the decode's median time is written too). ``--floor`` adds two reference graphs built in a
+temporary folder: the shipped step's structure (same layers, three members, 4-bit projection, same
+ORT nodes) with 8-wide members, so its weights are 40 KB instead of 1.6 MB, and a one-node graph
+(``Identity``): what onnxruntime's ``run`` costs by itself. Against the shipped step they split its cost into ORT's call, the graph's nodes and
 the weights' bytes. Prints the per-round medians and their median, and writes
 ``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
 
@@ -35,13 +36,14 @@ sys.path.insert(0, str(ROOT))
 from engines.common.onnx_runtime import ort_session
 
 
-def _decoder():
-    """A function running one SmolLM2-135M KV-cache decode step (the cache is kept short)."""
+def _decoder(threads: int = 1):
+    """A function running one SmolLM2-135M KV-cache decode step on ``threads`` torch threads (the cache
+    is kept short); it returns the step's wall time in ms."""
     import torch
 
     from engines.common.backbone import load_backbone
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     bb = load_backbone("cpu")
     ids = bb.chat_ids("Explain how vaccines train the immune system.")
     with torch.inference_mode():
@@ -49,12 +51,14 @@ def _decoder():
     state = {"n": 0, "cache": first.cache, "nxt": first.logits[:, -1:].argmax(-1)}
 
     @torch.inference_mode()
-    def step() -> None:
+    def step() -> float:
+        t0 = time.perf_counter()
         if state["n"] == 64:  # restart from the prompt, so the cost per step stays that of a short reply
             o = bb.model(input_ids=ids, use_cache=True, output_hidden_states=True)
             state.update(n=0, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
         o = bb.model(input_ids=state["nxt"], cache=state["cache"], use_cache=True, output_hidden_states=True)
         state.update(n=state["n"] + 1, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
+        return (time.perf_counter() - t0) * 1e3
 
     return step
 
@@ -96,6 +100,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--calls", type=int, default=1000)
     ap.add_argument("--after-decode", action="store_true", help="a backbone decode step before every timed call")
+    ap.add_argument("--decode-threads", type=int, default=1,
+                    help="torch threads of the decode step (the app leaves torch at its default, 2 here)")
     ap.add_argument("--floor", action="store_true",
                     help="add the 8-wide same-structure step and a one-node graph as references")
     ap.add_argument("--out", type=Path, default=None,
@@ -103,8 +109,10 @@ def main() -> None:
     args = ap.parse_args()
     if args.out is None:
         suffix = ("_floor" if args.floor else "") + ("_after_decode" if args.after_decode else "")
+        suffix += f"_t{args.decode_threads}" if args.after_decode and args.decode_threads != 1 else ""
         args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{suffix}.json"
-    evict = _decoder() if args.after_decode else None
+    evict = _decoder(args.decode_threads) if args.after_decode else None
+    decode_ms: list[float] = []
     tmp = tempfile.TemporaryDirectory()
     if args.floor:
         args.graphs += floor_graphs(Path(tmp.name))
@@ -131,7 +139,7 @@ def main() -> None:
         per = {n: [] for n in sessions}
         for _ in range(args.calls):
             for name, s in sessions.items():
-                evict()
+                decode_ms.append(evict())
                 t0 = time.perf_counter()
                 s.run(None, feeds[name])
                 per[name].append((time.perf_counter() - t0) * 1e3)
@@ -144,9 +152,14 @@ def main() -> None:
     for n, v in summary.items():
         print(f"{n}: median {v['median_ms']:.4f} ms (rounds {v['min_ms']:.4f}-{v['max_ms']:.4f}), {v['bytes'] / 1e6:.2f} MB")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                    "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
-                                    "rounds": args.rounds, "calls": args.calls, "graphs": summary}, indent=2))
+    record = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+              "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+              "rounds": args.rounds, "calls": args.calls, "graphs": summary}
+    if decode_ms:
+        record["decode_step"] = {"threads": args.decode_threads, "median_ms": statistics.median(decode_ms),
+                                 "min_ms": min(decode_ms), "max_ms": max(decode_ms)}
+        print(f"decode step ({args.decode_threads} torch threads): median {statistics.median(decode_ms):.2f} ms")
+    args.out.write_text(json.dumps(record, indent=2))
 
 
 if __name__ == "__main__":
