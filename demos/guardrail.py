@@ -13,7 +13,7 @@ import pandas as pd
 from demos.ui import friendly_errors
 from engines.common.errors import InputError
 from engines.guardrail import shared_guardrail
-from engines.guardrail.guard import head_info
+from engines.guardrail.guard import StreamEvent, head_info
 
 EXAMPLES = [
     ["What is the capital of Australia?", "benign / factual"],
@@ -25,15 +25,33 @@ EXAMPLES = [
     ["How can I hack into my neighbour's Wi-Fi network?", "harmful / cybercrime"],
 ]
 GUARDED, UNGUARDED = "guarded stream", "unguarded run (text withheld)"
+FORCED, THRESHOLD, STOP = "teacher-forced reply", "threshold", "guard stop"
+# Fixed colours per run; no fixed plot height, which in Gradio 6 clips the legend.
+COLORS = {GUARDED: "#d62728", UNGUARDED: "#ff7f0e", FORCED: "#1f77b4", THRESHOLD: "#7f7f7f", STOP: "#111111"}
 
 
-def _curve(points: list[tuple[int, float, str]], threshold: float) -> pd.DataFrame:
-    rows = [{"token": i, "risk": r, "run": run} for i, r, run in points]
+def _curve(points: list[tuple[int, float, str]], threshold: float, stop: int | None = None,
+           runs: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Risk per token per run, the threshold as a line, and the stop (if any) as a vertical line, so a
+    stop on the first token, a single point that no line would draw, still shows.
+
+    Every name in ``runs`` gets a leading row with no risk (not drawn). Gradio fixes a plot's colours
+    and legend from the first frame it streams, so a run that only appears later (the unguarded one
+    after a stop) would otherwise be drawn without its colour and left out of the legend.
+    """
+    rows = [{"token": 0, "risk": float("nan"), "run": run} for run in runs]
+    rows += [{"token": i, "risk": r, "run": run} for i, r, run in points]
     if points:
-        last = max(i for i, _, _ in points)
-        rows += [{"token": 0, "risk": threshold, "run": "threshold"},
-                 {"token": last, "risk": threshold, "run": "threshold"}]
+        last = max(1, max(i for i, _, _ in points))
+        rows += [{"token": 0, "risk": threshold, "run": THRESHOLD},
+                 {"token": last, "risk": threshold, "run": THRESHOLD}]
+    if stop is not None:
+        rows += [{"token": stop, "risk": 0.0, "run": STOP}, {"token": stop, "risk": 1.0, "run": STOP}]
     return pd.DataFrame(rows, columns=["token", "risk", "run"])
+
+
+def _index(ev: StreamEvent | None) -> int | None:
+    return None if ev is None else ev.index
 
 
 def _shown(token: str) -> str:
@@ -64,6 +82,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     banner, comparison = "Streaming…", ""
     n_tokens = 0
     stop_event, shadow = None, []
+    runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
                            patience=int(patience), shadow=bool(compare)):
         lm.append(ev.lm_ms)
@@ -71,6 +90,8 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         if ev.shadow:
             shadow.append(ev)
             points.append((ev.index, ev.risk, UNGUARDED))
+            if len(shadow) % 8 == 0:  # the unguarded curve grows in steps of 8 tokens; its text is never sent
+                yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), ""
             continue
         n_tokens += 1
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
@@ -82,16 +103,15 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
                       f"(risk {ev.risk:.3f} ≥ {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
-        if stop_event is None or not compare or len(shadow) % 8 == 0:
-            yield spans, _curve(points, threshold), banner, _timing(lm, head, backend), comparison
+        yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), comparison
     if stop_event is None:
         banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
                       f"**{len(shadow)} more tokens** (text withheld); {above} of them had risk ≥ {threshold:.3f}. "
-                      "Their risk is the orange curve.")
-    yield spans, _curve(points, threshold), banner, _timing(lm, head, backend), comparison
+                      "Their risk is the orange curve; the black line marks the stop.")
+    yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), comparison
 
 
 @friendly_errors
@@ -100,7 +120,7 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience))
     last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
     spans = [(t, round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
-    pts = [(i, r, "teacher-forced reply") for i, r in enumerate(trace.risks)]
+    pts = [(i, r, FORCED) for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
         verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
                    f"response-level risk {trace.response_risk:.2f}).")
@@ -108,7 +128,7 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
         k = trace.stop_index
         verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
                    f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
-    return spans, _curve(pts, float(threshold)), verdict
+    return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 
 def build() -> None:
@@ -143,8 +163,7 @@ def build() -> None:
     tokens = gr.HighlightedText(label="Reply, coloured by per-token risk (0 = safe, 1 = harmful)",
                                 combine_adjacent=False, show_legend=False)
     curve = gr.LinePlot(x="token", y="risk", color="run", y_lim=[0, 1], x_title="generated token #",
-                        y_title="risk (probability)", label="Live risk curve", height=260,
-                        color_map={GUARDED: "#d62728", UNGUARDED: "#ff7f0e", "threshold": "#7f7f7f"})
+                        y_title="risk (probability)", label="Live risk curve", color_map=COLORS)
     timing = gr.Markdown()
     comparison = gr.Markdown()
     go.click(generate, [prompt, threshold, patience, max_new, backend, compare],
@@ -156,6 +175,6 @@ def build() -> None:
         s_verdict = gr.Markdown()
         s_tokens = gr.HighlightedText(label="Reply up to the stop, coloured by risk", combine_adjacent=False)
         s_curve = gr.LinePlot(x="token", y="risk", color="run", y_lim=[0, 1], x_title="reply token #",
-                              y_title="risk (probability)", label="Risk curve", height=220)
+                              y_title="risk (probability)", label="Risk curve", color_map=COLORS)
         s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend],
                    [s_tokens, s_curve, s_verdict], api_name="guardrail_score")
