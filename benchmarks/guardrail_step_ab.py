@@ -11,8 +11,9 @@ as in a stream; ``--decode-threads 2`` gives that step torch's default thread co
 runs it (the decode's median time is written too). ``--floor`` adds two reference graphs built in a
 temporary folder: the shipped step's structure (same layers, three members, 4-bit projection, same
 ORT nodes) with 8-wide members, so its weights are 40 KB instead of 1.6 MB, and a one-node graph
-(``Identity``): what onnxruntime's ``run`` costs by itself. Against the shipped step they split its cost into ORT's call, the graph's nodes and
-the weights' bytes. Prints the per-round medians and their median, and writes
+(``Identity``): what onnxruntime's ``run`` costs by itself. Against the shipped step they split its
+cost into ORT's call, the graph's nodes and the weights' bytes. Prints the per-round medians and
+their median, and writes
 ``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
 
     PYTHONPATH=. .venv/bin/python benchmarks/guardrail_step_ab.py assets/guardrail/sld_step.onnx --floor --after-decode

@@ -13,7 +13,7 @@ import pandas as pd
 from demos.ui import friendly_errors
 from engines.common.errors import InputError
 from engines.guardrail import shared_guardrail
-from engines.guardrail.guard import StreamEvent, head_info
+from engines.guardrail.guard import head_info
 
 EXAMPLES = [
     ["What is the capital of Australia?", "benign / factual"],
@@ -50,10 +50,6 @@ def _curve(points: list[tuple[int, float, str]], threshold: float, stop: int | N
     return pd.DataFrame(rows, columns=["token", "risk", "run"])
 
 
-def _index(ev: StreamEvent | None) -> int | None:
-    return None if ev is None else ev.index
-
-
 def _shown(token: str) -> str:
     """A token for a banner: its text in backticks, or what it is when it has no visible text."""
     if not token:
@@ -81,7 +77,8 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     lm, head = [], []
     banner, comparison = "Streaming…", ""
     n_tokens = 0
-    stop_event, shadow = None, []
+    stop_at: int | None = None  # index of the token the guard fired on
+    shadow = []
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
                            patience=int(patience), shadow=bool(compare)):
@@ -91,27 +88,27 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
             shadow.append(ev)
             points.append((ev.index, ev.risk, UNGUARDED))
             if len(shadow) % 8 == 0:  # the unguarded curve grows in steps of 8 tokens; its text is never sent
-                yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), ""
+                yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), ""
             continue
         n_tokens += 1
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
             spans.append((ev.token, round(ev.risk, 3)))
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
-            stop_event = ev
+            stop_at = ev.index
             banner = (f"### 🛑 Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
                       f"(risk {ev.risk:.3f} ≥ {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
-        yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), comparison
-    if stop_event is None:
+        yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
+    if stop_at is None:
         banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
                       f"**{len(shadow)} more tokens** (text withheld); {above} of them had risk ≥ {threshold:.3f}. "
                       "Their risk is the orange curve; the black line marks the stop.")
-    yield spans, _curve(points, threshold, _index(stop_event), runs), banner, _timing(lm, head, backend), comparison
+    yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
 
 
 @friendly_errors
