@@ -32,21 +32,21 @@ COLORS = {GUARDED: "#d62728", UNGUARDED: "#ff7f0e", FORCED: "#1f77b4", THRESHOLD
 
 def _curve(points: list[tuple[int, float, str]], threshold: float, stop: int | None = None,
            runs: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Risk per token per run, the threshold as a line, and the stop (if any) as a vertical line, so a
+    """Risk per token (numbered from 1) per run, the threshold as a line, and the stop (if any) as a vertical line, so a
     stop on the first token, a single point that no line would draw, still shows.
 
     Every name in ``runs`` gets a leading row with no risk (not drawn). Gradio fixes a plot's colours
     and legend from the first frame it streams, so a run that only appears later (the unguarded one
     after a stop) would otherwise be drawn without its colour and left out of the legend.
     """
-    rows = [{"token": 0, "risk": float("nan"), "run": run} for run in runs]
-    rows += [{"token": i, "risk": r, "run": run} for i, r, run in points]
+    rows = [{"token": 1, "risk": float("nan"), "run": run} for run in runs]
+    rows += [{"token": i + 1, "risk": r, "run": run} for i, r, run in points]  # 1-based, as the banners count
     if points:
-        last = max(1, max(i for i, _, _ in points))
-        rows += [{"token": 0, "risk": threshold, "run": THRESHOLD},
+        last = max(2, max(i for i, _, _ in points) + 1)
+        rows += [{"token": 1, "risk": threshold, "run": THRESHOLD},
                  {"token": last, "risk": threshold, "run": THRESHOLD}]
     if stop is not None:
-        rows += [{"token": stop, "risk": 0.0, "run": STOP}, {"token": stop, "risk": 1.0, "run": STOP}]
+        rows += [{"token": stop + 1, "risk": 0.0, "run": STOP}, {"token": stop + 1, "risk": 1.0, "run": STOP}]
     return pd.DataFrame(rows, columns=["token", "risk", "run"])
 
 

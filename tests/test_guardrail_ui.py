@@ -42,8 +42,8 @@ def test_generate_stop_shows_banner_and_no_text_after_it(ui):
     # A stop on the first token is one guarded point, which no line draws: the stop is its own
     # vertical series, and the threshold line spans at least one token, so the plot has an x range.
     stop = drawn[drawn["run"] == ui.STOP]
-    assert list(stop["token"]) == [0, 0] and sorted(stop["risk"]) == [0.0, 1.0]
-    assert drawn[drawn["run"] == ui.THRESHOLD]["token"].max() >= 1
+    assert list(stop["token"]) == [1, 1] and sorted(stop["risk"]) == [0.0, 1.0]  # token 1, as the banner says
+    assert drawn[drawn["run"] == ui.THRESHOLD]["token"].max() >= 2
     # Gradio fixes a plot's colours and legend from its first frame: every frame names every run,
     # in the same order, so the unguarded run that starts after the stop keeps its colour.
     orders = {tuple(dict.fromkeys(frame[1]["run"])) for frame in outs}
@@ -56,9 +56,9 @@ def test_score_reply_callback(ui):
                                            0.5, 2, "onnx")
     assert spans and len(curve.dropna()[curve.dropna()["run"] == ui.FORCED]) >= len(spans)
     assert "stop" in verdict.lower()
-    k = int(verdict.split("stop at token ")[1].split()[0]) - 1
+    k = int(verdict.split("stop at token ")[1].split()[0])
     stop = curve.dropna()
-    assert set(stop[stop["run"] == ui.STOP]["token"]) == {k}
+    assert set(stop[stop["run"] == ui.STOP]["token"]) == {k}  # the plot counts tokens from 1, as the verdict does
 
 
 @pytest.mark.parametrize("prompt", ["", "   ", "x" * 5000, None])
