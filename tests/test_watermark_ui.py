@@ -64,6 +64,24 @@ def test_sweep_plot_has_all_three_methods(monkeypatch):
         assert any(lab.startswith("DWT-DCT") for lab in labels)
 
 
+def test_sweep_figure_keeps_overlapping_curves_and_legend_visible():
+    """Ours and the power spectrum at 100 % everywhere: ours must not hide under it, and the legend
+    must not cover a curve."""
+    flat = {"bits": 64, "psnr": 42.0, "accuracy": [1.0, 1.0, 1.0]}
+    fig = ui._sweep_figure({"angles": [0, 45, 90], "ours": flat, "power spectrum": dict(flat, bits=41),
+                            "DWT-DCT": {"bits": 64, "psnr": 33.0, "accuracy": [1.0, 0.45, 0.4]}})
+    ax = fig.axes[0]
+    lines = {ln.get_label().split(":")[0]: ln for ln in ax.get_lines() if not ln.get_label().startswith("_")}
+    ours, ps = lines["ours"], lines["power spectrum"]
+    assert ours.get_linewidth() > 2 * ps.get_linewidth() and ps.get_linestyle() != "-"
+    assert ours.get_zorder() < ps.get_zorder()  # the wide line underneath, the thin dashed one on top
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend, axes = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
+    assert legend.y1 <= axes.y0  # under the axes
+    assert legend.y0 >= 0  # and still inside the figure
+
+
 def _write(tmp_path, arr, name="x.png"):
     p = tmp_path / name
     Image.fromarray(arr).save(p)
