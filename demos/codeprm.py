@@ -76,8 +76,8 @@ def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) ->
 def _verdict_md(scan: dict) -> str:
     v = scan["verdict"]
     head = f"### {'🔴 VULNERABLE' if v == 'vulnerable' else '🟢 SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
-    parts = [head, f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
-                   f"aggregation: {scan['aggregation']} (risk in [0, 1], unitless probability-like score)."]
+    parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
+                    f"aggregation: {scan['aggregation']} (risk in [0, 1], unitless probability-like score).")]
     if scan.get("syntax_error"):
         parts.append(f"⚠️ The code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
                      "would be. Tick *partial code* if it is unfinished on purpose.")
@@ -100,8 +100,8 @@ def _findings_rows(scan: dict) -> list[list]:
 
 def _step_md(scan: dict, k: int) -> str:
     s = scan["steps"][k]
-    lines = [f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
-             f"security score **{s['score']:.3f}** (risk {s['risk']:.3f})"]
+    lines = [(f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
+              f"security score **{s['score']:.3f}** (risk {s['risk']:.3f})")]
     for f in s["findings"]:
         lines.append(f"- `{f['cwe']}` line {f['line']}: {f['message']} ({f['source']})")
     if not s["findings"]:
@@ -250,8 +250,11 @@ def build() -> None:
         max_new = gr.Slider(8, 128, value=48, step=8, label="max new tokens")
         sample_btn = gr.Button("Sample candidates with SmolLM2")
         rank_btn = gr.Button("Rank", variant="primary")
+    # Fixed widths: left to itself the candidate column takes the row and the numeric headers wrap
+    # one letter per line.
     ranked = gr.Dataframe(headers=["rank", "candidate #", "reward (mean log score)", "mean score", "min step score",
-                                   "steps", "verdict", "candidate"], interactive=False, wrap=True)
+                                   "steps", "verdict", "candidate (first 120 characters)"], interactive=False,
+                          wrap=True, column_widths=["6%", "9%", "11%", "8%", "8%", "6%", "9%", "43%"])
     best = gr.Code(language="python", label="Best continuation")
 
     example.change(load_example, example, code, api_name="codeprm_example")

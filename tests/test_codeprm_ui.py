@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import gradio as gr
 import numpy as np
@@ -21,8 +22,8 @@ def test_scan_callback_outputs(scanned):
     assert isinstance(img, np.ndarray) and img.ndim == 3 and img.shape[2] == 3
     assert "<pre" in code_html and "SELECT" in code_html
     assert any(r[3] == "CWE-89" for r in rows)
-    assert json.loads(open(json_path).read())["verdict"] == "vulnerable"
-    assert json.loads(open(sarif_path).read())["version"] == "2.1.0"
+    assert json.loads(Path(json_path).read_text())["verdict"] == "vulnerable"
+    assert json.loads(Path(sarif_path).read_text())["version"] == "2.1.0"
     assert slider["maximum"] == max(2, len(state["steps"])) and step_md.startswith("**Step")
 
 
@@ -34,7 +35,7 @@ def test_code_view_escapes_html():
 def test_step_through_and_play(scanned):
     state = scanned[6]
     n = len(state["steps"])
-    html_1, md_1 = tab.show_step(state, 1)
+    _html_1, md_1 = tab.show_step(state, 1)
     assert "Step 1 /" in md_1
     frames = list(tab.play_steps(state, delay=0))
     assert [f[2] for f in frames] == list(range(1, n + 1))
@@ -46,6 +47,18 @@ def test_rank_callback_puts_secure_candidate_first():
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
     assert "shell=True" not in best and "os.system" not in best and best.startswith("import subprocess")
     assert len(tab.split_candidates(tab.RANK_CANDIDATES)) == 3
+
+
+def test_rank_table_widths_cover_every_column_and_favour_the_candidate():
+    """Without widths the candidate preview takes the row and the numeric headers wrap per letter."""
+    with gr.Blocks() as demo:
+        tab.build()
+    table = next(c for c in demo.blocks.values()
+                 if isinstance(c, gr.Dataframe) and "candidate #" in (c.value or {}).get("headers", []))
+    rows, _ = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
+    widths = [float(w.rstrip("%")) for w in table.column_widths]
+    assert len(widths) == len(table.value["headers"]) == len(rows[0]) and sum(widths) == pytest.approx(100)
+    assert widths[-1] == max(widths) and min(widths) >= 6
 
 
 @pytest.mark.parametrize("call", [
