@@ -12,12 +12,14 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-from engines.common.backbone import online_host  # noqa: E402
+from engines.common.backbone import online_host
 
 # Offline unless this host is allowed the hub (a Space, or SHOWCASE_ALLOW_HUB=1).
 os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")
 
-import gradio as gr  # noqa: E402
+import gradio as gr
+
+from demos.ui import APP_CSS
 
 log = logging.getLogger("showcase")
 
@@ -58,13 +60,17 @@ def build_app() -> gr.Blocks:
     return demo
 
 
+def launch_options() -> dict:
+    """Look and error settings for ``launch`` (Gradio 6 takes theme and CSS there, not in Blocks)."""
+    return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False}
+
+
 def main() -> None:
     demo = build_app()
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        theme=gr.themes.Soft(),
-        show_error=False,
+        **launch_options(),
     )
 
 

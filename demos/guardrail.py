@@ -10,7 +10,7 @@ import statistics
 import gradio as gr
 import pandas as pd
 
-from demos.ui import friendly_errors
+from demos.ui import TOKEN_STREAM, friendly_errors
 from engines.common.errors import InputError
 from engines.guardrail import shared_guardrail
 from engines.guardrail.guard import head_info
@@ -48,6 +48,12 @@ def _curve(points: list[tuple[int, float, str]], threshold: float, stop: int | N
     if stop is not None:
         rows += [{"token": stop + 1, "risk": 0.0, "run": STOP}, {"token": stop + 1, "risk": 1.0, "run": STOP}]
     return pd.DataFrame(rows, columns=["token", "risk", "run"])
+
+
+def _visible(token: str) -> str:
+    """A token as the running-text view shows it: a line break as ↵, since each token is one box and a
+    break inside it would make that box two lines tall."""
+    return token.replace("\r\n", "\n").replace("\n", "↵")
 
 
 def _shown(token: str) -> str:
@@ -92,7 +98,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
             continue
         n_tokens += 1
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
-            spans.append((ev.token, round(ev.risk, 3)))
+            spans.append((_visible(ev.token), round(ev.risk, 3)))
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
             stop_at = ev.index
@@ -116,7 +122,7 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     """Score a given reply token by token: (highlighted tokens, risk curve, verdict)."""
     trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience))
     last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
-    spans = [(t, round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
+    spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, FORCED) for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
         verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
@@ -158,7 +164,7 @@ def build() -> None:
             go = gr.Button("Generate", variant="primary")
     banner = gr.Markdown()
     tokens = gr.HighlightedText(label="Reply, coloured by per-token risk (0 = safe, 1 = harmful)",
-                                combine_adjacent=False, show_legend=False)
+                                combine_adjacent=False, show_legend=False, elem_classes=[TOKEN_STREAM])
     curve = gr.LinePlot(x="token", y="risk", color="run", y_lim=[0, 1], x_title="generated token #",
                         y_title="risk (probability)", label="Live risk curve", color_map=COLORS)
     timing = gr.Markdown()
@@ -170,7 +176,8 @@ def build() -> None:
         s_reply = gr.Textbox(label="Reply to score", lines=4, max_length=8000)
         s_go = gr.Button("Score")
         s_verdict = gr.Markdown()
-        s_tokens = gr.HighlightedText(label="Reply up to the stop, coloured by risk", combine_adjacent=False)
+        s_tokens = gr.HighlightedText(label="Reply up to the stop, coloured by risk", combine_adjacent=False,
+                                      elem_classes=[TOKEN_STREAM])
         s_curve = gr.LinePlot(x="token", y="risk", color="run", y_lim=[0, 1], x_title="reply token #",
                               y_title="risk (probability)", label="Risk curve", color_map=COLORS)
         s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend],

@@ -11,6 +11,18 @@ from engines.common.errors import ShowcaseError
 
 log = logging.getLogger("showcase.ui")
 
+# Class for a gr.HighlightedText that shows a token stream as running text with a per-token risk
+# background. Gradio draws each token as a padded chip with a space after it, so sub-word tokens read
+# as separate words ("uns alted"); the tokens carry their own leading spaces, so the chips are closed up.
+TOKEN_STREAM = "token-stream"
+APP_CSS = f"""
+.{TOKEN_STREAM} .textfield {{ gap: 0 !important; row-gap: 2px !important; }}
+.{TOKEN_STREAM} .token-container {{ margin: 0 !important; padding: 0 !important; }}
+.{TOKEN_STREAM} .token {{ font-size: 0 !important; line-height: normal !important; display: inline-block !important;
+    margin: 0 1px 0 0 !important; padding: 0 !important; border-radius: 0 !important; }}
+.{TOKEN_STREAM} .token .text {{ font-size: var(--text-lg); line-height: 1.7; white-space: pre-wrap; }}
+"""
+
 
 def _to_gradio_error(exc: Exception) -> gr.Error:
     if isinstance(exc, ShowcaseError):

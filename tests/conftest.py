@@ -35,8 +35,8 @@ def running_app():
 
     demo = app_module.build_app()
     port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True,
-                quiet=True, show_error=False)
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **app_module.launch_options())
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:

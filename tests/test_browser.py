@@ -81,6 +81,13 @@ def test_guardrail_tab_streams_and_reports_latency(page, artifacts_dir):
     latency.wait_for(timeout=240_000)
     text = latency.inner_text()
     assert "LM decode step" in text and "% of a decode step" in text
+    # The reply reads as running text: the app's CSS closes up Gradio's token chips (no padding, no
+    # space between tokens) while the token text keeps its size.
+    token = page.locator(".token-stream .token").first
+    token.wait_for(timeout=30_000)
+    style = token.evaluate("e => { const s = getComputedStyle(e), t = getComputedStyle(e.querySelector('.text'));"
+                           " return [s.paddingLeft, s.fontSize, t.fontSize]; }")
+    assert style[0] == "0px" and style[1] == "0px" and float(style[2].rstrip("px")) > 10
     page.screenshot(path=str(artifacts_dir / "guardrail_tab.png"), full_page=True)
 
 

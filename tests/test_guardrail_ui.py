@@ -97,8 +97,19 @@ def test_generate_shows_whole_characters_only(ui):
                             "onnx", False))
     spans, curve, banner, _timing, _comparison = outs[-1]
     text = "".join(t for t, _ in spans)
-    assert spans and all(t for t, _ in spans) and "\ufffd" not in text
+    assert spans and all(t for t, _ in spans) and "\ufffd" not in text and "\n" not in text
     assert "Completed 24 tokens" in banner and int((curve.dropna()["run"] == ui.GUARDED).sum()) == 24
+
+
+def test_line_breaks_show_as_a_mark_and_token_views_use_the_running_text_style(ui):
+    from demos.ui import APP_CSS, TOKEN_STREAM
+
+    assert ui._visible("a\nb\r\n") == "a↵b↵" and ui._visible(" word") == " word"
+    with gr.Blocks() as demo:
+        ui.build()
+    views = [c for c in demo.blocks.values() if isinstance(c, gr.HighlightedText)]
+    assert len(views) == 2 and all(TOKEN_STREAM in c.elem_classes for c in views)
+    assert f".{TOKEN_STREAM} .token" in APP_CSS
 
 
 def test_intro_describes_the_shipped_head(ui):
