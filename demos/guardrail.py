@@ -86,6 +86,10 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     stop_at: int | None = None  # index of the token the guard fired on
     shadow = []
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
+
+    def frame() -> tuple:  # the outputs as they stand now
+        return spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
+
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
                            patience=int(patience), shadow=bool(compare)):
         lm.append(ev.lm_ms)
@@ -94,7 +98,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
             shadow.append(ev)
             points.append((ev.index, ev.risk, UNGUARDED))
             if len(shadow) % 8 == 0:  # the unguarded curve grows in steps of 8 tokens; its text is never sent
-                yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), ""
+                yield frame()
             continue
         n_tokens += 1
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
@@ -106,7 +110,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
                       f"(risk {ev.risk:.3f} ≥ {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
-        yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
+        yield frame()
     if stop_at is None:
         banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
@@ -114,7 +118,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
                       f"**{len(shadow)} more tokens** (text withheld); {above} of them had risk ≥ {threshold:.3f}. "
                       "Their risk is the orange curve; the black line marks the stop.")
-    yield spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
+    yield frame()
 
 
 @friendly_errors
