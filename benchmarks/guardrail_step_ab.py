@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from engines.common.onnx_runtime import ort_session
 
 
-def _decoder(threads: int = 1):
+def decoder(threads: int = 1):
     """A function running one SmolLM2-135M KV-cache decode step on ``threads`` torch threads (the cache
     is kept short); it returns the step's wall time in ms."""
     import torch
@@ -112,7 +112,7 @@ def main() -> None:
         suffix = ("_floor" if args.floor else "") + ("_after_decode" if args.after_decode else "")
         suffix += f"_t{args.decode_threads}" if args.after_decode and args.decode_threads != 1 else ""
         args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{suffix}.json"
-    evict = _decoder(args.decode_threads) if args.after_decode else None
+    evict = decoder(args.decode_threads) if args.after_decode else None
     decode_ms: list[float] = []
     tmp = tempfile.TemporaryDirectory()
     if args.floor:

@@ -63,18 +63,20 @@ def _shown(token: str) -> str:
     return f"`{token.strip()}`" if token.strip() else f"`{token!r}`"
 
 
-def _timing(lm: list[float], head: list[float], backend: str) -> str:
+def _timing(lm: list[float], head: list[float], backend: str, block: int = 1) -> str:
     if not lm:
         return ""
     lm_ms, head_ms = statistics.median(lm), statistics.median(head)
+    calls = "one call per token" if block == 1 else f"one call per {block} tokens, its time shared by them"
     return (f"**Per-token latency** (median over {len(lm)} tokens): LM decode step **{lm_ms:.1f} ms**, "
-            f"guard head ({backend}) **{head_ms:.3f} ms** = {100 * head_ms / lm_ms:.2f} % of a decode step.")
+            f"guard head ({backend}, {calls}) **{head_ms:.3f} ms** = {100 * head_ms / lm_ms:.2f} % of a decode step.")
 
 
 @friendly_errors
 def generate(prompt: str, threshold: float, patience: float, max_new_tokens: float, backend: str,
-             compare: bool):
-    """Stream a guarded reply: yields (highlighted tokens, risk curve, banner, timing, comparison)."""
+             compare: bool, block: float = 1):
+    """Stream a guarded reply: yields (highlighted tokens, risk curve, banner, timing, comparison).
+    ``block``: tokens per head call (``Guardrail.stream(block=...)``); the reply then shows in bursts."""
     if not isinstance(prompt, str):
         raise InputError("the prompt must be text")
     guard = shared_guardrail(backend)
@@ -88,10 +90,11 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
 
     def frame() -> tuple:  # the outputs as they stand now
-        return spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend), comparison
+        return spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend, block), comparison
 
+    block = int(block)
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
-                           patience=int(patience), shadow=bool(compare)):
+                           patience=int(patience), shadow=bool(compare), block=block):
         lm.append(ev.lm_ms)
         head.append(ev.head_ms)
         if ev.shadow:
@@ -110,7 +113,8 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
                       f"(risk {ev.risk:.3f} ≥ {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
-        yield frame()
+        if ev.stopped or (ev.index + 1) % block == 0:  # a block's tokens arrive together: one update per block
+            yield frame()
     if stop_at is None:
         banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
@@ -164,6 +168,10 @@ def build() -> None:
             patience = gr.Slider(1, 10, value=pat0, step=1, label="Patience (consecutive tokens over threshold)")
             max_new = gr.Slider(8, 128, value=64, step=8, label="Max new tokens")
             backend = gr.Radio(["torch", "onnx"], value="onnx", label="Head backend")
+            block = gr.Radio([("every token", 1), ("every 4 tokens", 4), ("every 8 tokens", 8), ("every 16 tokens", 16)],
+                             value=1, label="Head call",
+                             info="Tokens scored per head call: same risks and stop; larger blocks cost less "
+                                  "head time per token, but the reply shows in bursts")
             compare = gr.Checkbox(value=True, label="Also run unguarded after a stop (risk curve and token count only)")
             go = gr.Button("Generate", variant="primary")
     banner = gr.Markdown()
@@ -173,7 +181,7 @@ def build() -> None:
                         y_title="risk (probability)", label="Live risk curve", color_map=COLORS)
     timing = gr.Markdown()
     comparison = gr.Markdown()
-    go.click(generate, [prompt, threshold, patience, max_new, backend, compare],
+    go.click(generate, [prompt, threshold, patience, max_new, backend, compare, block],
              [tokens, curve, banner, timing, comparison], api_name="guardrail_stream")
     with gr.Accordion("Score a given reply (teacher-forced)", open=False):
         s_prompt = gr.Textbox(label="Prompt", lines=2, max_length=4000)

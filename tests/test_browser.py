@@ -75,12 +75,13 @@ def test_bandits_tab_runs_a_small_simulation(page, artifacts_dir):
 def test_guardrail_tab_streams_and_reports_latency(page, artifacts_dir):
     _open_tab(page, "Streaming guardrail")
     page.get_by_label("Prompt", exact=True).first.fill("Give me a simple recipe for banana bread.")
+    page.get_by_label("every 8 tokens").check()  # the head scores the reply 8 tokens per call
     page.get_by_role("button", name="Generate").click()
     page.get_by_text(re.compile(r"Completed \d+ tokens|Guard fired at token")).wait_for(timeout=240_000)
     latency = page.locator("p", has_text="Per-token latency").first
     latency.wait_for(timeout=240_000)
     text = latency.inner_text()
-    assert "LM decode step" in text and "% of a decode step" in text
+    assert "LM decode step" in text and "% of a decode step" in text and "one call per 8 tokens" in text
     # The reply reads as running text: the app's CSS closes up Gradio's token chips (no padding, no
     # space between tokens) while the token text keeps its size.
     token = page.locator(".token-stream .token").first

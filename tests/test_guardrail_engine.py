@@ -93,6 +93,9 @@ def test_score_separates_a_harmful_reply_from_a_benign_one(guards):
     ({"prompt": "hi", "threshold": 1.5}, "threshold"),
     ({"prompt": "hi", "patience": 0}, "patience"),
     ({"prompt": "hi", "max_new_tokens": 0}, "max_new_tokens"),
+    ({"prompt": "hi", "block": 0}, "block"),
+    ({"prompt": "hi", "block": 65}, "block"),
+    ({"prompt": "hi", "block": 2.5}, "block"),
 ])
 def test_bad_stream_input_raises_input_error(guards, kwargs, match):
     with pytest.raises(InputError, match=match):
@@ -124,3 +127,28 @@ def test_stream_of_an_emoji_reply_has_no_replacement_characters(guards):
     joined = "".join(e.token for e in ev)
     assert joined == g.bb.tokenizer.decode([e.token_id for e in ev])
     assert "\ufffd" not in joined and joined.strip()
+
+
+BLOCK_PROMPT = "Give me three tips for a good night's sleep."  # a reply longer than 16 tokens
+# Every risk is >= 1e-6, so with patience 5 the stop fires on token index 4: inside the second block of
+# 3 (the run of harmful tokens carries across blocks) and inside the first block of 8.
+MID_STOP = {"threshold": 1e-6, "patience": 5}
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+@pytest.mark.parametrize("block", [3, 8])
+@pytest.mark.parametrize("shadow", [False, True])
+def test_block_stream_has_the_tokens_risks_and_stop_of_the_token_stream(guards, backend, block, shadow):
+    """stream(block=k) yields the events stream() does (same tokens, text, risks, stop token, shadow
+    events), though it scores k tokens per head call; without shadow nothing after the stop comes out."""
+    g, at = guards[backend], MID_STOP["patience"] - 1
+    ref = list(g.stream(BLOCK_PROMPT, max_new_tokens=16, shadow=shadow, **MID_STOP))
+    got = list(g.stream(BLOCK_PROMPT, max_new_tokens=16, shadow=shadow, block=block, **MID_STOP))
+    assert [(e.index, e.token_id, e.token, e.stopped, e.shadow) for e in got] == \
+        [(e.index, e.token_id, e.token, e.stopped, e.shadow) for e in ref]
+    torch.testing.assert_close(torch.tensor([e.risk for e in got]), torch.tensor([e.risk for e in ref]),
+                               atol=1e-5, rtol=0)
+    fired = [e.index for e in got if e.stopped and not e.shadow]
+    assert fired == [at] and at % block != block - 1  # the stop falls before its block's last token
+    assert got[-1].index == (15 if shadow else at)
+    assert all(e.head_ms > 0 and e.lm_ms > 0 for e in got)

@@ -7,9 +7,16 @@ import torch
 
 from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.export import export_onnx, load_head, save_head
+from engines.guardrail.export import (
+    BLOCK_ONNX,
+    export_block_onnx,
+    export_onnx,
+    load_head,
+    save_head,
+)
 from engines.guardrail.guard import ASSET_DIR
 from engines.guardrail.head import (
+    BlockStepModule,
     GroupedStepModule,
     SLDHead,
     atc_loss,
@@ -395,6 +402,84 @@ def test_committed_onnx_matches_committed_torch_head():
     r_ort, _, s1_ort = ort_session(ASSET_DIR / "sld_step.onnx").run(None, {"taps": x.numpy(), "state": s.numpy()})
     np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
     np.testing.assert_allclose(s1_ort, s1.numpy(), atol=1e-4, rtol=0)
+
+
+def _token_by_token(head: SLDHead, x: torch.Tensor, s: torch.Tensor):
+    """Risks, response probs and the last state from T calls of ``head.step`` (batch 1)."""
+    risks, resps = [], []
+    with torch.no_grad():
+        for t in range(x.shape[0]):
+            r, q, s = head.step(x[t: t + 1], s)
+            risks.append(r)
+            resps.append(q)
+    return torch.cat(risks), torch.cat(resps), s
+
+
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
+@pytest.mark.parametrize("tokens", [1, 2, 7])
+def test_block_step_is_the_token_by_token_step(which, tokens):
+    """T tokens scored in one BlockStepModule call give the risks, response probs and final state of
+    T calls of head.step, for a plain head and a merged (grouped) one."""
+    heads = dict(_heads())
+    if which not in heads:
+        pytest.skip("no trained head in assets/guardrail yet")
+    head = heads[which]
+    g = torch.Generator().manual_seed(tokens)
+    x = torch.randn(tokens, head.cfg.in_dim, generator=g) * 3
+    with torch.no_grad():
+        s0 = head.init_state(torch.randn(1, head.cfg.in_dim, generator=g) * 3)
+        got = BlockStepModule(head)(x, s0)
+    for a, b in zip(got, _token_by_token(head, x, s0)):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=0)
+
+
+def test_blocks_chain_through_their_state():
+    """Scoring a reply as blocks 3 + 1 + 5, each starting from the last one's state, equals one call of 9:
+    the recurrence carries across calls, so a stream can score in blocks of any size."""
+    head = merge_heads([_head(seed=s) for s in range(3)])
+    blk = BlockStepModule(head)
+    x = torch.randn(9, head.cfg.in_dim) * 3
+    s = torch.zeros(1, head.cfg.state_dim)
+    with torch.no_grad():
+        whole = blk(x, s)
+        parts, st = [], s
+        for a, b in ((0, 3), (3, 4), (4, 9)):
+            r, _, st = blk(x[a:b], st)
+            parts.append(r)
+    torch.testing.assert_close(torch.cat(parts), whole[0], atol=1e-6, rtol=0)
+    torch.testing.assert_close(st, whole[2], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("which", ["random-small", "merged-4bit", "trained"])
+def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
+    """The exported block graph has a dynamic token axis and agrees with torch to 1e-4 at every length,
+    including one token; its 4-bit projection runs as MatMulNBits."""
+    import onnx
+
+    heads = dict(_heads())
+    if which not in heads:
+        pytest.skip("no trained head in assets/guardrail yet")
+    head = heads[which]
+    path = export_block_onnx(head, tmp_path)
+    ops = [n.op_type for n in onnx.load(str(path)).graph.node]
+    assert ops.count("GRU") == int(head.cfg.extra.get("members", 1))
+    assert ("MatMulNBits" in ops) == bool(head.projection_bits)
+    sess = ort_session(path, intra_threads=1)
+    g = torch.Generator().manual_seed(3)
+    s0 = torch.randn(1, head.cfg.state_dim, generator=g).tanh()
+    for tokens in (1, 4, 16):
+        x = torch.randn(tokens, head.cfg.in_dim, generator=g) * 3
+        want = _token_by_token(head, x, s0)
+        for got, w in zip(sess.run(None, {"taps": x.numpy(), "state": s0.numpy()}), want):
+            np.testing.assert_allclose(got, w.numpy(), atol=1e-4, rtol=0)
+
+
+def test_committed_block_onnx_is_the_export_of_the_committed_head(tmp_path):
+    """assets/guardrail/sld_block.onnx is what export_block_onnx writes for the shipped head, byte for byte."""
+    if not (ASSET_DIR / BLOCK_ONNX).is_file():
+        pytest.skip("no trained head in assets/guardrail yet")
+    path = export_block_onnx(load_head(ASSET_DIR / "sld_head.pt"), tmp_path)
+    assert path.read_bytes() == (ASSET_DIR / BLOCK_ONNX).read_bytes()
 
 
 def test_shipped_policy_is_the_dev_picked_one():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gradio as gr
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -47,6 +48,20 @@ def test_generate_stop_shows_banner_and_no_text_after_it(ui):
     # in the same order, so the unguarded run that starts after the stop keeps its colour.
     orders = {tuple(dict.fromkeys(frame[1]["run"])) for frame in outs}
     assert orders == {(ui.GUARDED, ui.UNGUARDED, ui.THRESHOLD, ui.STOP)}
+
+
+def test_generate_in_blocks_shows_the_same_reply_in_fewer_updates(ui, built):
+    """Scoring 4 tokens per head call shows the reply and risks of per-token scoring, in bursts, and
+    says how the head time per token was counted; the tab offers the block sizes as a choice."""
+    one = list(ui.generate("Give me three tips for a good night's sleep.", 0.99, 64, 8, "onnx", False, 1))
+    four = list(ui.generate("Give me three tips for a good night's sleep.", 0.99, 64, 8, "onnx", False, 4))
+    assert [t for t, _ in four[-1][0]] == [t for t, _ in one[-1][0]]
+    assert np.allclose([r for _, r in four[-1][0]], [r for _, r in one[-1][0]], atol=2e-3)
+    n = len(one) - 1  # one update per token, then the final one
+    assert n == 8 and len(four) == 8 // 4 + 1  # one update per block of 4, then the final one
+    assert "one call per 4 tokens" in four[-1][3] and "one call per token" in one[-1][3]
+    radios = [c for c in built.blocks.values() if isinstance(c, gr.Radio) and c.value == 1]
+    assert [v for _, v in radios[0].choices] == [1, 4, 8, 16]
 
 
 def test_score_reply_callback(ui):

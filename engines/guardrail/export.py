@@ -1,6 +1,7 @@
 """Saving, loading and ONNX export of the SLD head."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -8,11 +9,18 @@ import torch
 
 from engines.common.errors import InputError
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import GroupedStepModule, InitModule, SLDHead, StepModule
+from engines.guardrail.head import (
+    BlockStepModule,
+    GroupedStepModule,
+    InitModule,
+    SLDHead,
+    StepModule,
+)
 from engines.guardrail.quant import quantize_weight, replace_gemm_with_matmulnbits
 
 STEP_ONNX = "sld_step.onnx"
 INIT_ONNX = "sld_init.onnx"
+BLOCK_ONNX = "sld_block.onnx"
 OPSET = 17
 
 
@@ -56,12 +64,38 @@ def _swap_projection(path: Path, head: SLDHead, bits: int) -> None:
     onnx.save(model, str(path))
 
 
+def export_block_onnx(head: SLDHead, folder: str | Path) -> Path:
+    """Export :class:`BlockStepModule` (taps of T consecutive tokens of one stream, state -> T risks,
+    T response probs, state after the last) to ``folder / BLOCK_ONNX``, with a dynamic token axis; a
+    block-quantised projection is stored as ``MatMulNBits`` codes, as in :func:`export_onnx`."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    head = head.cpu().eval()
+    path = folder / BLOCK_ONNX
+    x, s = torch.zeros(3, head.cfg.in_dim), torch.zeros(1, head.cfg.state_dim)
+    with torch.no_grad(), warnings.catch_warnings():
+        # the exporter warns about GRU batch sizes other than 1 (the block graph is batch 1, h0 an input)
+        # and the tracer about nn.GRU's checks of the input and state widths (fixed, not the token axis)
+        warnings.filterwarnings("ignore", message="Exporting a model to ONNX with a batch_size other than 1")
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning, module=r"torch\.nn\.modules\.rnn")
+        torch.onnx.export(BlockStepModule(head).eval(), (x, s), str(path), input_names=["taps", "state"],
+                          output_names=["risk", "response", "state_out"], opset_version=OPSET,
+                          dynamic_axes={"taps": {0: "tokens"}, "risk": {0: "tokens"}, "response": {0: "tokens"}},
+                          dynamo=False)
+    head.eval()
+    if head.projection_bits:
+        _swap_projection(path, head, head.projection_bits)
+    return path
+
+
 def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     """Export the per-token step (taps, state -> risk, response prob, state) and the prompt
-    initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis. A merged ensemble
+    initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis, and the block step
+    (:func:`export_block_onnx`, written beside them). A merged ensemble
     (``cfg.extra["members"] > 1``) exports its step as :class:`GroupedStepModule`, without the
     off-block zeros; a head with block-quantised projection weights (:meth:`SLDHead.quantize_projection`)
-    stores them as ``com.microsoft.MatMulNBits`` codes in both graphs (same maths as its torch path)."""
+    stores them as ``com.microsoft.MatMulNBits`` codes in every graph (same maths as its torch path).
+    Returns the step's and the initialiser's paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     head = head.cpu().eval()
@@ -84,4 +118,5 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     if bits:
         for path in (step_path, init_path):
             _swap_projection(path, head, bits)
+    export_block_onnx(head, folder)
     return step_path, init_path

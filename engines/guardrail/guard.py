@@ -20,13 +20,14 @@ from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.detok import IncrementalDecoder, token_pieces
-from engines.guardrail.export import INIT_ONNX, STEP_ONNX, load_head
+from engines.guardrail.export import BLOCK_ONNX, INIT_ONNX, STEP_ONNX, load_head
 from engines.guardrail.features import tap, teacher_forced
-from engines.guardrail.head import GroupedStepModule
+from engines.guardrail.head import BlockStepModule, GroupedStepModule
 from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
 BACKENDS = ("torch", "onnx")
+MAX_BLOCK = 64  # most tokens scored per head call in Guardrail.stream(block=...)
 
 
 @dataclass
@@ -37,7 +38,7 @@ class StreamEvent:
     character another token completes, see :mod:`engines.guardrail.detok`; "" for a shadow event:
     the unguarded continuation after a stop, whose text is never returned). ``lm_ms``/``head_ms``:
     time of the LM decode step that produced this token's hidden states and of the head step on
-    them.
+    them (with ``stream(block=k)``, the block's head call divided by its tokens).
     """
 
     index: int
@@ -52,7 +53,8 @@ class StreamEvent:
 
 @dataclass
 class RiskTrace:
-    """Per-token risks of a (prompt, reply) pair and where the stop policy would fire."""
+    """Per-token risks of a (prompt, reply) pair and where the stop policy would fire. ``head_ms``: the
+    head's time per token (the reply is scored in one block call, so every entry is that call's share)."""
 
     tokens: list[str]
     risks: list[float]
@@ -93,14 +95,16 @@ class Guardrail:
                  asset_dir: Path) -> None:
         self.head, self.cfg, self.backend, self.bb, self.device = head, cfg, backend, backbone, device
         self.asset_dir = asset_dir
-        self._step_sess = self._init_sess = None
+        self._step_sess = self._init_sess = self._block_sess = None
         # a merged ensemble steps without its off-block zeros (same outputs as head.step)
         self._torch_step = GroupedStepModule(head).eval() if int(cfg.extra.get("members", 1)) > 1 else head.step
+        self._torch_block = BlockStepModule(head).eval()
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
 
             self._step_sess = ort_session(asset_dir / STEP_ONNX, intra_threads=1)
             self._init_sess = ort_session(asset_dir / INIT_ONNX, intra_threads=1)
+            self._block_sess = ort_session(asset_dir / BLOCK_ONNX, intra_threads=1)
 
     def __repr__(self) -> str:
         c = self.cfg
@@ -138,6 +142,19 @@ class Guardrail:
             risk, resp, st = self._torch_step(taps.float(), state)
         return float(risk[0]), float(resp[0]), st
 
+    def _block(self, taps: torch.Tensor, state):
+        """Consecutive tokens of one reply, taps (T, k * H), in one head call (:class:`BlockStepModule`)
+        -> (T risks, response prob after the last token, state after the last token)."""
+        if taps.shape[0] == 1:
+            risk, resp, st = self._step(taps, state)
+            return [risk], resp, st
+        if self.backend == "onnx":
+            risk, resp, st = self._block_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
+            return risk.tolist(), float(resp[-1]), st
+        with torch.no_grad():
+            risk, resp, st = self._torch_block(taps.float(), state)
+        return risk.tolist(), float(resp[-1]), st
+
     def _policy(self, threshold, patience) -> tuple[float, int]:
         thr = self.cfg.threshold if threshold is None else float(threshold)
         pat = self.cfg.patience if patience is None else patience
@@ -157,7 +174,7 @@ class Guardrail:
     # --- public API ----------------------------------------------------------------------
     @torch.inference_mode()
     def stream(self, prompt: str, max_new_tokens: int | None = None, threshold: float | None = None,
-               patience: int | None = None, shadow: bool = False) -> Iterator[StreamEvent]:
+               patience: int | None = None, shadow: bool = False, block: int = 1) -> Iterator[StreamEvent]:
         """Generate greedily and yield one :class:`StreamEvent` per token, stopping the moment
         ``patience`` consecutive tokens have risk >= ``threshold``.
 
@@ -165,16 +182,21 @@ class Guardrail:
         shadow events carrying only risk and timing, never the text: what an unguarded run would
         have done. Greedy decoding makes a stream reproducible.
 
+        ``block=k`` scores the reply k tokens per head call (:class:`BlockStepModule`) instead of one:
+        the same risks and the same stop token, at a fraction of the head's cost per token, since most
+        of a call's cost right after a decode step is the call itself (``benchmarks/RESULTS.md``). The
+        price is lag: a token is yielded only once its block (tokens ``[0, k)``, ``[k, 2k)``, ..., the
+        last one cut short by the reply's end) is scored, so events arrive in bursts of k, and after a
+        stop the LM has decoded up to k - 1 tokens that are never yielded (unless as shadow events).
+
         >>> g = Guardrail.load()                                             # doctest: +SKIP
         >>> ev = list(g.stream("Say hi.", max_new_tokens=4)); len(ev) <= 4   # doctest: +SKIP
         True
         """
         thr, pat = self._policy(threshold, patience)
-        n_new = self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens
-        if isinstance(n_new, float) and n_new.is_integer():
-            n_new = int(n_new)
-        if not isinstance(n_new, int) or not 1 <= n_new <= 512:
-            raise InputError(f"max_new_tokens={n_new}: choose a whole number from 1 to 512")
+        n_new = self._whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens,
+                            512)
+        block = self._whole("block", block, MAX_BLOCK)
         ids = self._prompt_ids(prompt)
         tok, model = self.bb.tokenizer, self.bb.model
         eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
@@ -185,6 +207,7 @@ class Guardrail:
         nxt = int(out.logits[0, -1].argmax())
         dec = IncrementalDecoder(tok.decode)
         run, stopped_at = 0, None
+        pending: list[tuple[int, int, torch.Tensor, float, bool]] = []  # (index, id, taps, lm ms, last of reply)
         for i in range(n_new):
             if nxt in eos:
                 break
@@ -196,23 +219,37 @@ class Guardrail:
             if self.device.type == "cuda":
                 torch.cuda.synchronize()
             t1 = time.perf_counter()
-            risk, _, state = self._step(taps, state)
-            t2 = time.perf_counter()
             following = int(out.logits[0, -1].argmax())
-            if stopped_at is None:
-                text = dec.push(nxt)
-                if i == n_new - 1 or following in eos:
-                    text += dec.flush()  # last token of the reply: nothing more will complete it
+            last = i == n_new - 1 or following in eos  # nothing more will complete this token's text
+            pending.append((i, nxt, taps, (t1 - t0) * 1e3, last))
+            nxt = following
+            if len(pending) < block and not last:
+                continue
+            t1 = time.perf_counter()
+            risks, _, state = self._block(torch.cat([p[2] for p in pending]), state)
+            head_ms = (time.perf_counter() - t1) * 1e3 / len(pending)
+            for (j, tid, _, lm_ms, end), risk in zip(pending, risks):
+                if stopped_at is not None:
+                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True)
+                    continue
+                text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(i, text, nxt, risk, fired, (t1 - t0) * 1e3, (t2 - t1) * 1e3)
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms)
                 if fired:
-                    stopped_at = i
+                    stopped_at = j
                     if not shadow:
                         return
-            else:
-                yield StreamEvent(i, "", -1, risk, True, (t1 - t0) * 1e3, (t2 - t1) * 1e3, shadow=True)
-            nxt = following
+            pending = []
+
+    @staticmethod
+    def _whole(name: str, value, most: int) -> int:
+        """A whole number from 1 to ``most`` (a float like 8.0 from a slider counts), else InputError."""
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise InputError(f"{name}={value}: choose a whole number from 1 to {most}")
+        return value
 
     @torch.inference_mode()
     def score(self, prompt: str, response: str, threshold: float | None = None,
@@ -232,12 +269,9 @@ class Guardrail:
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
         per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
         state = self._init(prompt_taps.to(self.device))
-        risks, times, resp = [], [], 0.0
-        for t in range(per[0].shape[0]):
-            t0 = time.perf_counter()
-            risk, resp, state = self._step(per[0][t: t + 1].to(self.device), state)
-            times.append((time.perf_counter() - t0) * 1e3)
-            risks.append(risk)
+        t0 = time.perf_counter()
+        risks, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
+        times = [(time.perf_counter() - t0) * 1e3 / len(risks)] * len(risks)
         tokens = token_pieces(tok.decode, r_ids)
         return RiskTrace(tokens, risks, stop_index(risks, thr, pat), thr, pat, resp, times)
 

@@ -199,6 +199,44 @@ class GroupedStepModule(StepModule):
         return sk_new.reshape(-1, k * self.S)
 
 
+class BlockStepModule(nn.Module):
+    """T consecutive tokens in one call: (taps (T, k * H), state (1, S)) -> (risks (T,), response probs
+    (T,), state after the last token (1, S)); the same maths as T calls of ``head.step``.
+
+    Why: through onnxruntime most of a step's cost right after a decode step is the call itself and
+    its code and weights coming back into cache, not the arithmetic. Scoring a block of tokens pays
+    that once: the projection runs as one matmul over the block, each member's memory as one ONNX
+    ``GRU`` node over the block (``linear_before_reset``, PyTorch's gate form), and the read-outs once.
+    The recurrence is still sequential inside the node, so the risks are the step-by-step ones and
+    the head still never re-reads the prefix. Works for a plain head (one member) and a merged one.
+    """
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.grouped = GroupedStepModule(head).eval()  # plain-norm embed and the members' own GRU blocks
+        g = self.grouped
+        self.grus = nn.ModuleList()
+        with torch.no_grad():
+            for j in range(g.k):
+                cell = nn.GRU(g.P, g.S)
+                cell.weight_ih_l0.copy_(g.w_ih[j].t())
+                cell.weight_hh_l0.copy_(g.w_hh[j].t())
+                cell.bias_ih_l0.copy_(g.b_ih[j, 0])
+                cell.bias_hh_l0.copy_(g.b_hh[j, 0])
+                self.grus.append(cell.eval())
+        self.grus.to(g.w_ih.device)
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        g, h = self.grouped, self.grouped.head
+        u = g.embed(x)  # (T, P): one projection for the whole block
+        members = [gru(ui.unsqueeze(1), si.unsqueeze(0))[0].squeeze(1)
+                   for gru, ui, si in zip(self.grus, u.split(g.P, dim=-1), s.split(g.S, dim=-1))]
+        states = torch.cat(members, dim=-1)  # (T, S): the memory after each token
+        risk = torch.sigmoid(h.risk(torch.cat([states, u], dim=-1))).squeeze(-1)
+        resp = torch.sigmoid(h.resp(states)).squeeze(-1)
+        return risk, resp, states[-1:]
+
+
 class InitModule(nn.Module):
     """The exported memory initialiser: prompt taps -> s_0."""
 
