@@ -88,11 +88,11 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     stop_at: int | None = None  # index of the token the guard fired on
     shadow = []
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
+    block = int(block)
 
     def frame() -> tuple:  # the outputs as they stand now
         return spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend, block), comparison
 
-    block = int(block)
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
                            patience=int(patience), shadow=bool(compare), block=block):
         lm.append(ev.lm_ms)

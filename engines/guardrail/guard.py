@@ -81,6 +81,15 @@ def _check_text(name: str, value, limit: int) -> str:
     return value
 
 
+def _whole(name: str, value, most: int) -> int:
+    """A whole number from 1 to ``most`` (a float like 8.0 from a slider counts), else InputError."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise InputError(f"{name}={value}: choose a whole number from 1 to {most}")
+    return value
+
+
 class Guardrail:
     """SmolLM2-135M-Instruct guarded by a trained SLD head (torch or ONNX Runtime backend).
 
@@ -160,11 +169,7 @@ class Guardrail:
         pat = self.cfg.patience if patience is None else patience
         if not 0.0 < thr < 1.0:
             raise InputError(f"threshold={thr}: choose a value strictly between 0 and 1")
-        if isinstance(pat, float) and pat.is_integer():
-            pat = int(pat)
-        if not isinstance(pat, int) or not 1 <= pat <= 64:
-            raise InputError(f"patience={pat}: choose a whole number of tokens from 1 to 64")
-        return thr, pat
+        return thr, _whole("patience", pat, 64)
 
     def _prompt_ids(self, prompt: str) -> torch.Tensor:
         prompt = _check_text("prompt", prompt, self.cfg.max_prompt_chars)
@@ -194,9 +199,8 @@ class Guardrail:
         True
         """
         thr, pat = self._policy(threshold, patience)
-        n_new = self._whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens,
-                            512)
-        block = self._whole("block", block, MAX_BLOCK)
+        n_new = _whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens, 512)
+        block = _whole("block", block, MAX_BLOCK)
         ids = self._prompt_ids(prompt)
         tok, model = self.bb.tokenizer, self.bb.model
         eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
@@ -241,15 +245,6 @@ class Guardrail:
                     if not shadow:
                         return
             pending = []
-
-    @staticmethod
-    def _whole(name: str, value, most: int) -> int:
-        """A whole number from 1 to ``most`` (a float like 8.0 from a slider counts), else InputError."""
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise InputError(f"{name}={value}: choose a whole number from 1 to {most}")
-        return value
 
     @torch.inference_mode()
     def score(self, prompt: str, response: str, threshold: float | None = None,
