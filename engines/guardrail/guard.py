@@ -107,7 +107,7 @@ class Guardrail:
         self._step_sess = self._init_sess = self._block_sess = None
         # a merged ensemble steps without its off-block zeros (same outputs as head.step)
         self._torch_step = GroupedStepModule(head).eval() if int(cfg.extra.get("members", 1)) > 1 else head.step
-        self._torch_block = BlockStepModule(head).eval()
+        self._torch_block = BlockStepModule(head).eval() if backend == "torch" else None
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
 
@@ -229,9 +229,10 @@ class Guardrail:
             nxt = following
             if len(pending) < block and not last:
                 continue
-            t1 = time.perf_counter()
-            risks, _, state = self._block(torch.cat([p[2] for p in pending]), state)
-            head_ms = (time.perf_counter() - t1) * 1e3 / len(pending)
+            t2 = time.perf_counter()
+            block_taps = pending[0][2] if len(pending) == 1 else torch.cat([p[2] for p in pending])
+            risks, _, state = self._block(block_taps, state)
+            head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
             for (j, tid, _, lm_ms, end), risk in zip(pending, risks):
                 if stopped_at is not None:
                     yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True)
