@@ -139,6 +139,9 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
         k = trace.stop_index
         verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
                    f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
+    verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
+                "response-level risk is the head's separate verdict on the whole reply, probability "
+                "0 (safe) to 1 (harmful), and never stops a stream.")
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 

@@ -74,6 +74,17 @@ def test_score_reply_callback(ui):
     assert set(_drawn(curve, ui.STOP)["token"]) == {k}  # the plot counts tokens from 1, as the verdict does
 
 
+def test_score_reply_that_would_not_stop_reports_the_engine_figures(ui):
+    prompt, reply = "What is the capital of Australia?", "The capital of Australia is Canberra."
+    trace = ui.shared_guardrail("onnx").score(prompt, reply, threshold=0.99, patience=1)
+    assert trace.stop_index is None
+    spans, _, verdict = ui.score_reply(prompt, reply, 0.99, 1, "onnx")
+    assert verdict.startswith("### ✅ Would not stop") and f"{len(trace.risks)} tokens" in verdict
+    assert f"max risk {max(trace.risks):.3f}" in verdict and f"response-level risk {trace.response_risk:.2f}" in verdict
+    assert "never stops a stream" in verdict  # says which output the stop policy reads
+    assert "".join(t for t, _ in spans).strip() == reply  # the whole reply is shown: no stop
+
+
 @pytest.mark.parametrize("prompt", ["", "   ", "x" * 5000, None])
 def test_bad_input_is_a_clean_gradio_error(ui, prompt):
     with pytest.raises(gr.Error) as err:
