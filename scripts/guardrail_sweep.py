@@ -8,6 +8,20 @@ ensembles can be scored on dev afterwards (``--ensemble A,B,C``: logit-averaged 
 threshold/patience rule as everything else). ``--score PATH`` scores a saved head (e.g. the
 shipped ``assets/guardrail/sld_head.pt``) on today's dev split by the same rule, so a head trained
 on an earlier data build can be compared with new candidates on the same dev replies.
+
+``--memory cfc|ssm`` trains the same head with another memory cell in place of the GRU (the issue
+names the memory "GRU/SSM/CfC-like"; the shipped head uses the GRU). Same taps, projection,
+prompt-initialised state, read-outs, loss and dev epoch pick; see :func:`memory_head`:
+
+* ``cfc``: closed-form continuous-time cell (Hasani et al., Nature MI 2022, Eq. 10, "default"
+  mode, time step 1): ``b = tanh(W_b [u_t; s_{t-1}])``,
+  ``g = σ(-W_a b + W_t b)``, ``s_t = (1 - g) ⊙ tanh(W_1 b) + g ⊙ tanh(W_2 b)``.
+* ``ssm``: a selective real diagonal state space (Mamba-like, Gu & Dao 2023, discretised by
+  zero-order hold): ``Δ_t = softplus(W_Δ u_t)``, ``λ_t = exp(-Δ_t ⊙ a)`` with ``a > 0`` learned,
+  ``h_t = λ_t ⊙ h_{t-1} + (1 - λ_t) ⊙ W_B u_t``, read out as ``s_t = tanh(W_C h_t)``.
+
+Their recurrence is a Python loop over tokens (training only; ~2 min per seed on one CPU thread).
+They are not exported: a variant would be wired into the engine only if it won on dev.
 """
 from __future__ import annotations
 
@@ -18,12 +32,15 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import nn
+from torch.nn import functional as F
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import load_head
+from engines.guardrail.head import SLDHead
 from engines.guardrail.train import (
     columns,
     dev_policy,
@@ -34,6 +51,49 @@ from engines.guardrail.train import (
 )
 
 CACHE = ROOT / "data" / "guardrail"
+
+
+def memory_head(kind: str) -> type[SLDHead]:
+    """An :class:`SLDHead` subclass whose memory is ``kind`` ("cfc" or "ssm") instead of the GRU."""
+    if kind not in ("cfc", "ssm"):
+        raise ValueError(f"memory={kind!r}: choose 'cfc' or 'ssm'")
+
+    class MemoryHead(SLDHead):
+        def __init__(self, cfg: GuardConfig) -> None:
+            super().__init__(cfg)
+            P, S = cfg.proj_dim, cfg.state_dim
+            del self.gru
+            if kind == "cfc":
+                self.bb = nn.Linear(P + S, S)
+                self.ff1, self.ff2 = nn.Linear(S, S), nn.Linear(S, S)
+                self.ta, self.tb = nn.Linear(S, S), nn.Linear(S, S)
+            else:
+                self.inp, self.dt, self.out = nn.Linear(P, S), nn.Linear(P, S), nn.Linear(S, S)
+                self.loga = nn.Parameter(torch.log(torch.linspace(0.05, 1.0, S)))
+
+        def cell(self, u: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            """(new carried state, state the read-outs see)."""
+            if kind == "cfc":
+                b = torch.tanh(self.bb(torch.cat([u, s], -1)))
+                g = torch.sigmoid(-self.ta(b) + self.tb(b))
+                s = torch.tanh(self.ff1(b)) * (1 - g) + g * torch.tanh(self.ff2(b))
+                return s, s
+            lam = torch.exp(-F.softplus(self.dt(u)) * torch.exp(self.loga))
+            h = lam * s + (1 - lam) * self.inp(u)
+            return h, torch.tanh(self.out(h))
+
+        def forward(self, x: torch.Tensor, prompt_taps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            u = self.embed(x)
+            s = self.init_state(prompt_taps)
+            seen = []
+            for t in range(u.shape[1]):
+                s, o = self.cell(u[:, t], s)
+                seen.append(o)
+            states = torch.stack(seen, 1)
+            return self.risk(torch.cat([states, u], dim=-1)).squeeze(-1), self.resp(states).squeeze(-1)
+
+    MemoryHead.__name__ = f"SLDHead_{kind}"
+    return MemoryHead
 
 
 def main() -> None:
@@ -60,6 +120,8 @@ def main() -> None:
     ap.add_argument("--soft-labels", action="store_true", help="response targets = mean human harm score")
     ap.add_argument("--teacher", type=Path, default=None, help="distil from this saved head (e.g. the shipped ensemble)")
     ap.add_argument("--lam-kd", type=float, default=1.0, help="weight of the distillation term (with --teacher)")
+    ap.add_argument("--memory", choices=("gru", "cfc", "ssm"), default="gru",
+                    help="memory cell: the shipped GRU, or a dev-only variant (memory_head)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     out = args.cache / "sweep"
@@ -94,6 +156,7 @@ def main() -> None:
                             view_weight=None if args.human_weight == 1.0 else {"human": args.human_weight},
                             teacher=None if args.teacher is None else load_head(args.teacher),
                             lam_kd=args.lam_kd if args.teacher is not None else 0.0,
+                            head_cls=SLDHead if args.memory == "gru" else memory_head(args.memory),
                             log=lambda *a: print(*a, flush=True))
     cols = columns(cfg, cfg.hidden_size)
     traces, _ = head_traces(head, dev, cols)

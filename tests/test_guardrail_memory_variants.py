@@ -1,4 +1,4 @@
-"""The dev-only memory variants of ``scripts/guardrail_memory_variants.py`` (CfC, selective SSM)."""
+"""The dev-only memory variants of ``scripts/guardrail_sweep.py --memory`` (CfC, selective SSM)."""
 from __future__ import annotations
 
 import importlib.util
@@ -11,8 +11,7 @@ from engines.guardrail.config import GuardConfig
 from engines.guardrail.train import Example, train_head
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("guardrail_memory_variants",
-                                               ROOT / "scripts" / "guardrail_memory_variants.py")
+_spec = importlib.util.spec_from_file_location("guardrail_sweep", ROOT / "scripts" / "guardrail_sweep.py")
 variants = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(variants)
 
@@ -57,16 +56,14 @@ def test_variant_state_stays_bounded_on_large_inputs(kind):
 
 
 @pytest.mark.parametrize("kind", ["cfc", "ssm"])
-def test_variant_learns_a_separable_split_through_train_head(kind, monkeypatch):
-    """The script's way in: train_head builds the variant from the patched name and fits it."""
-    import engines.guardrail.train as train_module
-
-    monkeypatch.setattr(train_module, "SLDHead", variants.memory_head(kind))
+def test_variant_learns_a_separable_split_through_train_head(kind):
+    """The sweep's way in: train_head builds and fits the variant it is given."""
     cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
                   torch.tensor([[1., -1., 1., -1.] * 4] * 3) * (1 - 2 * (i % 2)), torch.zeros(16))
           for i in range(8)]
-    head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, log=lambda *a: None)
+    head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, head_cls=variants.memory_head(kind),
+                            log=lambda *a: None)
     assert type(head).__name__ == f"SLDHead_{kind}"
     assert info["dev_f1"] > 0.9
 

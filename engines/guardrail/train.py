@@ -135,14 +135,15 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
                soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
-               log=print) -> tuple[SLDHead, dict]:
+               head_cls: type[SLDHead] = SLDHead, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
     ``soft_labels`` makes the response-level targets the mean human harm score where one exists;
     ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.head.distill_loss` towards that
-    (trained, frozen) head's outputs on the same training replies.
+    (trained, frozen) head's outputs on the same training replies; ``head_cls`` is the head to fit
+    (an :class:`SLDHead` subclass with another memory cell, for the dev-only sweep).
 
     >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
@@ -159,7 +160,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
         if tuple(teacher.cfg.layers) != tuple(cfg.layers):
             raise ValueError(f"teacher reads layers {teacher.cfg.layers}, the student {cfg.layers}: they must match")
     cols = columns(cfg, cfg.hidden_size)
-    head = SLDHead(cfg)
+    head = head_cls(cfg)
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(epochs, 1))
     best = (-1.0, None, None)
