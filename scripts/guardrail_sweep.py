@@ -82,15 +82,12 @@ def memory_head(kind: str) -> type[SLDHead]:
             h = lam * s + (1 - lam) * self.inp(u)
             return h, torch.tanh(self.out(h))
 
-        def forward(self, x: torch.Tensor, prompt_taps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            u = self.embed(x)
-            s = self.init_state(prompt_taps)
-            seen = []
+        def memory(self, u: torch.Tensor, s0: torch.Tensor) -> torch.Tensor:
+            s, seen = s0, []
             for t in range(u.shape[1]):
                 s, o = self.cell(u[:, t], s)
                 seen.append(o)
-            states = torch.stack(seen, 1)
-            return self.risk(torch.cat([states, u], dim=-1)).squeeze(-1), self.resp(states).squeeze(-1)
+            return torch.stack(seen, 1)
 
     MemoryHead.__name__ = f"SLDHead_{kind}"
     return MemoryHead

@@ -12,8 +12,8 @@ from engines.guardrail.train import Example, train_head
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("guardrail_sweep", ROOT / "scripts" / "guardrail_sweep.py")
-variants = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(variants)
+sweep = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sweep)
 
 SMALL = GuardConfig(layers=(9,), hidden_size=16, proj_dim=8, state_dim=6)
 
@@ -22,7 +22,7 @@ SMALL = GuardConfig(layers=(9,), hidden_size=16, proj_dim=8, state_dim=6)
 def test_variant_is_causal_and_has_no_gru(kind):
     """Changing token t never changes risks before t, and does change them from t on."""
     torch.manual_seed(0)
-    head = variants.memory_head(kind)(SMALL).double().eval()
+    head = sweep.memory_head(kind)(SMALL).double().eval()
     assert not hasattr(head, "gru")
     x = torch.randn(2, 7, SMALL.in_dim, dtype=torch.float64)
     p = torch.randn(2, SMALL.in_dim, dtype=torch.float64)
@@ -42,7 +42,7 @@ def test_variant_state_stays_bounded_on_large_inputs(kind):
     """Each update is a convex mix (CfC: of two tanh terms; SSM: of the old state and W_B u_t), so
     the carried state never leaves its bound over a long reply, however large the inputs."""
     torch.manual_seed(1)
-    head = variants.memory_head(kind)(SMALL).eval()
+    head = sweep.memory_head(kind)(SMALL).eval()
     with torch.no_grad():
         u = torch.randn(3, 200, SMALL.proj_dim) * 50
         s = head.init_state(torch.randn(3, SMALL.in_dim))
@@ -62,7 +62,7 @@ def test_variant_learns_a_separable_split_through_train_head(kind):
     ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
                   torch.tensor([[1., -1., 1., -1.] * 4] * 3) * (1 - 2 * (i % 2)), torch.zeros(16))
           for i in range(8)]
-    head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, head_cls=variants.memory_head(kind),
+    head, info = train_head(cfg, ex, ex, epochs=40, lr=1e-2, head_cls=sweep.memory_head(kind),
                             log=lambda *a: None)
     assert type(head).__name__ == f"SLDHead_{kind}"
     assert info["dev_f1"] > 0.9
@@ -70,4 +70,4 @@ def test_variant_learns_a_separable_split_through_train_head(kind):
 
 def test_unknown_memory_is_refused():
     with pytest.raises(ValueError, match="choose 'cfc' or 'ssm'"):
-        variants.memory_head("lstm")
+        sweep.memory_head("lstm")

@@ -120,9 +120,13 @@ class SLDHead(nn.Module):
         Same maths as calling :meth:`step` T times (padding at the end never reaches a real token).
         """
         u = self.embed(x)
-        s0 = self.init_state(prompt_taps)
-        states, _ = self.gru(u, s0.unsqueeze(0).contiguous())
+        states = self.memory(u, self.init_state(prompt_taps))
         return self.risk(torch.cat([states, u], dim=-1)).squeeze(-1), self.resp(states).squeeze(-1)
+
+    def memory(self, u: torch.Tensor, s0: torch.Tensor) -> torch.Tensor:
+        """The memory over whole replies: inputs u (B, T, P) from state s0 (B, S) -> the states the
+        read-outs see, (B, T, S). The one place a different memory cell plugs in (dev-only sweep)."""
+        return self.gru(u, s0.unsqueeze(0).contiguous())[0]
 
 
 class StepModule(nn.Module):
