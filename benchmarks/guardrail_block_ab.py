@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -32,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.guardrail_step_ab import decoder
+from benchmarks.guardrail_step_ab import decoder, run_header
 from engines.common.onnx_runtime import ort_session
 from engines.guardrail.export import BLOCK_ONNX, STEP_ONNX
 
@@ -65,8 +64,7 @@ def engine(blocks: list[int], rounds: int, out: Path) -> None:
         print(f"{n}: head {v['head_ms_median']:.4f} ms/token = {100 * v['head_ms_median'] / v['lm_ms_median']:.2f} % "
               f"of a {v['lm_ms_median']:.1f} ms decode step ({v['tokens']} tokens)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                               "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+    out.write_text(json.dumps({**run_header(),
                                "command": " ".join(["benchmarks/guardrail_block_ab.py"] + sys.argv[1:]),
                                "rounds": rounds, "settings": summary}, indent=2))
 
@@ -118,8 +116,7 @@ def main() -> None:
               f"{100 * m / dec:.2f} % of a {dec:.1f} ms decode step")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+        **run_header(),
         "command": " ".join(["benchmarks/guardrail_block_ab.py"] + sys.argv[1:]),
         "rounds": args.rounds, "tokens_per_setting": args.tokens,
         "decode_step": {"threads": args.decode_threads, "median_ms": dec, "min_ms": min(decode_ms),

@@ -37,6 +37,12 @@ sys.path.insert(0, str(ROOT))
 from engines.common.onnx_runtime import ort_session
 
 
+def run_header() -> dict:
+    """When and where a benchmark ran: the first keys of every guardrail speed record."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}"}
+
+
 def decoder(threads: int = 1):
     """A function running one SmolLM2-135M KV-cache decode step on ``threads`` torch threads (the cache
     is kept short); it returns the step's wall time in ms."""
@@ -153,9 +159,7 @@ def main() -> None:
     for n, v in summary.items():
         print(f"{n}: median {v['median_ms']:.4f} ms (rounds {v['min_ms']:.4f}-{v['max_ms']:.4f}), {v['bytes'] / 1e6:.2f} MB")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    record = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
-              "rounds": args.rounds, "calls": args.calls, "graphs": summary}
+    record = {**run_header(), "rounds": args.rounds, "calls": args.calls, "graphs": summary}
     if decode_ms:
         record["decode_step"] = {"threads": args.decode_threads, "median_ms": statistics.median(decode_ms),
                                  "min_ms": min(decode_ms), "max_ms": max(decode_ms)}
