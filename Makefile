@@ -2,22 +2,25 @@
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+PYRUN := $(BIN)/python
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 export HF_HUB_OFFLINE ?= 1
 export HF_HUB_DISABLE_TELEMETRY := 1
 export GRADIO_ANALYTICS_ENABLED := False
-export PYTHONPATH := $(CURDIR)
 
-.PHONY: demo test test-fast browser-deps venv clean
+.PHONY: demo test test-fast browser-deps venv clean \
+	data-codeprm data-guardrail train-codeprm train-guardrail calibrate-codeprm figures-bandits \
+	bench-watermark bench-guardrail bench-codeprm bench-bandits
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(RUN_STAMP): requirements.txt requirements-nodeps.txt | $(BIN)/python
+$(RUN_STAMP): requirements.txt requirements-nodeps.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q --no-deps -r requirements-nodeps.txt
+	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(RUN_STAMP)
@@ -46,6 +49,42 @@ test: $(DEV_STAMP) browser-deps
 # Everything but the tests marked slow or browser, for quick local loops.
 test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not browser" tests
+
+# ---- one target per job. Data pipelines write data/ (git-ignored), training scripts write
+# assets/<engine>/, benchmarks write benchmarks/results/<name>.json (tables: benchmarks/RESULTS.md).
+data-codeprm: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) -m evals.codeprm.dataset
+
+data-guardrail: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) -m evals.guardrail.data
+
+train-codeprm: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) scripts/codeprm_train.py
+
+calibrate-codeprm: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) scripts/codeprm_calibrate.py
+
+train-guardrail: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4
+
+figures-bandits: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) scripts/bandits_theory.py
+
+bench-watermark: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/watermark_eval.py --rotations 100
+	$(PYRUN) benchmarks/watermark_report.py
+	$(PYRUN) benchmarks/watermark_speed.py --repeats 7
+
+bench-guardrail: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/guardrail_speed.py
+	nice -n 10 $(PYRUN) benchmarks/guardrail_baselines.py
+
+bench-codeprm: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/codeprm_eval.py
+	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
+
+bench-bandits: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/bandits_vs_reference.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts

@@ -1,7 +1,7 @@
 """Backbone load time: first start (GGUF dequantised by transformers) vs cached safetensors,
 and one greedy decode step, each in a fresh process so nothing is shared between runs.
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/backbone_load.py --repeats 3
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/backbone_load.py --repeats 3
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ print(json.dumps({"source": bb.source, "load_s": bb.load_seconds, "decode_ms": 1
 
 
 def run_child(cache: str) -> dict:
-    env = {"SHOWCASE_CACHE": cache, "HF_HUB_OFFLINE": "1", "PYTHONPATH": "."}
+    env = {"SHOWCASE_CACHE": cache, "HF_HUB_OFFLINE": "1"}
     import os
 
     env = {**os.environ, **env}

@@ -2,11 +2,11 @@
 
 The reference (github.com/youngmin0oh/rcdp-public, MIT) is NOT part of this repository: write its
 ``contextual_dueling_bandit.py`` and the builders/``run_mapping`` of its ``experiments.py`` into
-``ref/`` (git-ignored); ``scripts/bandits_ref_driver.py`` runs and times it (see README.md).
+``ref/`` (git-ignored); ``benchmarks/bandits_ref_driver.py`` runs and times it (see README.md).
 Both sides run with one torch thread on the same machine, one after the other.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bandits_vs_reference.py            # all cases
-    PYTHONPATH=. .venv/bin/python benchmarks/bandits_vs_reference.py --cases linear
+    .venv/bin/python benchmarks/bandits_vs_reference.py            # all cases
+    .venv/bin/python benchmarks/bandits_vs_reference.py --cases linear
 
 Cases:
   linear  paper Fig. 1 configs (T=2000, d=K=10, 20 runs, strategic and stochastic delay)
@@ -38,7 +38,7 @@ REF_NAMES = {"RCDP-UCB (Ours)": "RCDP-UCB", "ColSTIM": "CoLSTIM", "ColSTIM+PS": 
 
 def run_reference(exp: str, delay: str, T: int, runs: int, phi: str | None) -> tuple[float, dict]:
     out = DATA / f"ref_{exp}_{phi or 'poly'}_{delay}_T{T}_r{runs}.npz"
-    cmd = [sys.executable, str(ROOT / "scripts" / "bandits_ref_driver.py"), exp,
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bandits_ref_driver.py"), exp,
            "--delay", delay, "--T", str(T), "--n_runs", str(runs), "--out", str(out)]
     cmd += ["--phi", phi] if phi else []
     t0 = time.perf_counter()

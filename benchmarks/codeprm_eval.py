@@ -1,8 +1,8 @@
 """Accuracy of the codeprm tab vs baselines (run by hand; figures go to benchmarks/RESULTS.md#codeprm).
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py
 
-Held-out test set: data/codeprm/test.jsonl from scripts/codeprm_dataset.py (packages of the
+Held-out test set: data/codeprm/test.jsonl from evals/codeprm/dataset.py (packages of the
 test split, template variant "c" of each of the 13 CWE families, never seen in training):
 vulnerable/fixed twins that differ only in the template. Metrics:
 - file-level AUROC (label = the twin is the vulnerable one),
@@ -16,26 +16,26 @@ Baselines in the same run: bandit alone (default rules; score = max severity x c
 filtered bandit + taint + API rules; named "filtered bandit + taint" in the JSON), and a program-level classifier (same encoder, file labels only).
 
 ``--variant d``: the fresh held-out variant written blind after development
-(engines/codeprm/heldout_d.py). Same embedding as variant c: each pair of test.jsonl keeps its
+(evals/codeprm/heldout_d.py). Same embedding as variant c: each pair of test.jsonl keeps its
 host (the same test-package chunk, or standalone), its pair id and its CWE family; the variant-c
 template is taken out of the host and the variant-d template of that family is injected instead
-(scripts/codeprm_dataset.py's ``injected``/``make_item``, seeded). Same metrics; the
+(evals/codeprm/dataset.py's ``injected``/``make_item``, seeded). Same metrics; the
 CyberSecEval part does not depend on the template variant and is skipped.
 
-``--variant e``: the final blind test variant (engines/codeprm/heldout_e.py), written with the
+``--variant e``: the final blind test variant (evals/codeprm/heldout_e.py), written with the
 validation variant v before any training on the broadened corpus, evaluated once at the end;
 same hosts and embedding as d (another seed).
 
-``--variant f`` / ``--variant h``: the blind variants f/g and h/i (engines/codeprm/heldout_f.py,
+``--variant f`` / ``--variant h``: the blind variants f/g and h/i (evals/codeprm/heldout_f.py,
 heldout_h.py), each written by an independent author who did not see the analysers or the
 model; both templates of each family are injected in every test host (520 pairs). f/g was the
 blind test of 2026-12-01's first round (one run, then validation data); h/i is the blind test of
 the current system. The JSON also holds, per template, the share of vulnerable and of fixed
 twins each method flags.
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
 
 ``--variant j``: variants j and k (heldout_j.py), a second blind test of the round-2 system by a
 third independent author, in the style of f/g (common and less common APIs mixed).
@@ -85,11 +85,12 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines.codeprm.engine import CodePRM
 from engines.codeprm.labels import bandit_raw, label_findings
 from engines.codeprm.model import featurize
 from engines.codeprm.steps import Span
+from evals.codeprm import registry
+from evals.codeprm.embed import held_out_items, pair_acc, prefix
 
 CSE = Path(__file__).resolve().parents[2] / "shared" / "codesec" / "cyberseceval_python.jsonl"
 _W = {"LOW": 1, "MEDIUM": 2, "HIGH": 3, "UNDEFINED": 0}
@@ -146,17 +147,6 @@ class ProgramLevel:
         return float(1 / (1 + np.exp(-lo.numpy()[0])))
 
 
-def pair_acc(scores: np.ndarray, labels: np.ndarray, pairs: np.ndarray, thr: float) -> float:
-    ok = []
-    for p in np.unique(pairs):
-        idx = np.where(pairs == p)[0]
-        v = idx[labels[idx] == 1]
-        f = idx[labels[idx] == 0]
-        if len(v) and len(f):
-            ok.append(scores[v[0]] >= thr and scores[f[0]] < thr)
-    return float(np.mean(ok))
-
-
 def flag_rates(items: list[dict], y: np.ndarray, methods: dict[str, tuple[list, float]]) -> dict:
     """Per template: share of vulnerable twins flagged and of fixed twins flagged, per method
     (tells a missed vulnerability from a false alarm on the fix)."""
@@ -171,105 +161,6 @@ def flag_rates(items: list[dict], y: np.ndarray, methods: dict[str, tuple[list, 
                          "fixed_flagged": round(float(s[y[idx] == 0].mean()), 3)}
         out[key] = row
     return out
-
-
-def prefix(code: str, frac: float = 0.5) -> str:
-    lines = code.splitlines()
-    return "\n".join(lines[: max(1, int(round(len(lines) * frac)))]) + "\n"
-
-
-def _body_regex(src: str):
-    """Regex matching a template source rendered with any names."""
-    import re
-
-    s = src.replace("{f}", "\x00F").replace("{v}", "\x00V").replace("{t}", "\x00T")
-    s = s.replace("{{", "{").replace("}}", "}")
-    lines = [ln.replace("  " + "#!V", "").replace("#!V", "").rstrip() for ln in s.splitlines()]
-    pat = re.escape("\n".join(lines))
-    for k in ("\x00F", "\x00V", "\x00T"):
-        pat = pat.replace(re.escape(k), r"\w+")
-    return re.compile(pat), len(lines)
-
-
-def host_of(item: dict, tpl) -> tuple[str, list[str]]:
-    """Recover the host chunk a template was injected into (inverse of mutations.inject)."""
-    from engines.codeprm.mutations import render
-
-    lines = item["code"].rstrip("\n").splitlines()
-    imports, _, _ = render(tpl, bool(item["vulnerable"]), __import__("random").Random(0))
-    n_imp = len(imports.splitlines()) + (1 if imports else 0)
-    assert not imports or lines[: n_imp - 1] == imports.splitlines(), item["template"]
-    rest = lines[n_imp:]
-    rx, nb = _body_regex(tpl.vulnerable if item["vulnerable"] else tpl.fixed)
-    for at in range(len(rest) - nb):
-        if rest[at] == "" and rest[at + 1 + nb: at + 2 + nb] in ([""], []) and rx.fullmatch("\n".join(rest[at + 1: at + 1 + nb])):
-            return item["pkg"], rest[:at] + rest[at + 2 + nb:]
-    raise ValueError(f"template {item['template']} not found in pair {item['pair']}")
-
-
-def variant_items(items: list[dict], new_templates, seed: int, tag: str, old_templates=None) -> list[dict]:
-    """The pairs of ``items`` re-made with the template of another variant, same family and host.
-
-    Each pair keeps its host (the same package chunk, or standalone), its pair id and its CWE
-    family; the old template is taken out of the host (``host_of``) and the new variant's
-    template of that family is injected instead (scripts/codeprm_dataset.py's ``injected`` /
-    ``make_item``, seeded)."""
-    import random
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    from codeprm_dataset import injected, make_item
-
-    from engines.codeprm.mutations import TEMPLATES
-
-    by_key = {t.key: t for t in (old_templates or TEMPLATES)}
-    new_of: dict[int, list] = {}
-    for t in new_templates:
-        new_of.setdefault(t.cwe, []).append(t)
-    rng = random.Random(seed)
-    out = []
-    for p in sorted({it["pair"] for it in items if it.get("pair") is not None}):
-        twins = [it for it in items if it["pair"] == p]
-        hosts = {(host_of(it, by_key[it["template"]])[0], tuple(host_of(it, by_key[it["template"]])[1])) for it in twins}
-        assert len(hosts) == 1, f"pair {p}: twins disagree on the host"
-        pkg, hl = hosts.pop()
-        host = "\n".join(hl) + "\n" if hl else ""
-        family = new_of[by_key[twins[0]["template"]].cwe]
-        for k, tpl in enumerate(family):  # one pair per template of the family, same host
-            s = rng.randrange(1 << 30)
-            pid = p if len(family) == 1 else p * 10 + k
-            for vul in (True, False):
-                code, bad, span, _ = injected(host, tpl, vul, s)
-                out.append(make_item(code, pkg, tag, tpl, vul, bad, span, pair=pid))
-    return out
-
-
-# held-out variants embedded in the test hosts: module, template list, seed. d, e: blind tests of
-# 2026-11-30 (seen since); f (variants f/g): blind test of 2026-12-01's first round (validation
-# since); h (h/i) and j (j/k): blind tests of the round-2 system (validation since); l (l/m): the
-# blind test of the round-3 system. f, h, j, l were each written by an independent author who
-# did not see the analysers or the model.
-HELD_OUT = {"d": ("heldout_d", "TEMPLATES_D", 20261130), "e": ("heldout_e", "TEMPLATES_E", 20261201),
-            "f": ("heldout_f", "TEMPLATES_F", 20261202), "h": ("heldout_h", "TEMPLATES_H", 20261205),
-            "j": ("heldout_j", "TEMPLATES_J", 20261206), "l": ("heldout_l", "TEMPLATES_L", 20261209),
-            "n": ("heldout_n", "TEMPLATES_N", 20261211), "p": ("heldout_p", "TEMPLATES_P", 20261213),
-            "r": ("heldout_r", "TEMPLATES_R", 20261215), "t": ("heldout_t", "TEMPLATES_T", 20261218),
-            "w": ("heldout_w", "TEMPLATES_W", 20261220), "y": ("heldout_y", "TEMPLATES_Y", 20261222),
-            "aa": ("heldout_aa", "TEMPLATES_AA", 20261224), "ac": ("heldout_ac", "TEMPLATES_AC", 20261226),
-            "ae": ("heldout_ae", "TEMPLATES_AE", 20261228), "ag": ("heldout_ag", "TEMPLATES_AG", 20261230),
-            "ai": ("heldout_ai", "TEMPLATES_AI", 20261232),
-            "ak": ("heldout_ak", "TEMPLATES_AK", 20261234), "am": ("heldout_am", "TEMPLATES_AM", 20261236),
-            "ao": ("heldout_ao", "TEMPLATES_AO", 20261238), "aq": ("heldout_aq", "TEMPLATES_AQ", 20261240),
-            "as": ("heldout_as", "TEMPLATES_AS", 20261242), "au": ("heldout_au", "TEMPLATES_AU", 20261244)}
-
-
-def held_out_items(items: list[dict], variant: str) -> list[dict]:
-    """The test pairs of ``items`` (variant c) re-made with a held-out variant's templates, same
-    family and host (every template of the family in turn, so f/h/j give 520 pairs)."""
-    import importlib
-
-    module, attr, seed = HELD_OUT[variant]
-    templates = getattr(importlib.import_module(f"engines.codeprm.{module}"), attr)
-    return variant_items(items, templates, seed, f"test-{variant}")
 
 
 def cyberseceval(prm: CodePRM) -> dict:
@@ -307,14 +198,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
-    ap.add_argument("--variant", choices=["c", *HELD_OUT], default="c",
+    ap.add_argument("--variant", choices=["c", *(x.name for x in registry.SETS if x.eval_seed is not None)], default="c",
                     help="c: data/codeprm/test.jsonl; d / e / f / h / j: the held-out variants in the same hosts "
                          "(f = f/g of heldout_f.py, h = h/i, j = j/k, l = l/m of heldout_h/j/l.py)")
     args = ap.parse_args()
     args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
-    if args.variant in HELD_OUT:
+    if args.variant != "c":
         items = held_out_items(items, args.variant)
         with open(Path(args.data) / f"test_{args.variant}.jsonl", "w") as fh:
             fh.writelines(json.dumps(it) + "\n" for it in items)

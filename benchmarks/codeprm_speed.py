@@ -1,6 +1,6 @@
 """Speed of codeprm scoring in lines/s (run by hand; figures go to benchmarks/RESULTS.md#codeprm).
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_speed.py
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_speed.py
 
 Corpus: the first N stdlib modules (sorted by name) up to ~20,000 lines, read as text. Each
 setting is timed `--repeats` times over the whole corpus; we report the median and the spread
@@ -19,12 +19,10 @@ import json
 import os
 import platform
 import statistics
-import sys
 import sysconfig
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines.codeprm.engine import CodePRM
 from engines.codeprm.model import featurize
 

@@ -1,6 +1,6 @@
 """In-stream cost per token of the SLD head scored every token against scored in blocks of k tokens.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/guardrail_block_ab.py [--blocks 2,4,8,16] [--decode-threads 2]
+    .venv/bin/python benchmarks/guardrail_block_ab.py [--blocks 2,4,8,16] [--decode-threads 2]
 
 As in a stream, a SmolLM2-135M KV-cache decode step (``--decode-threads`` torch threads; 2, the app's
 setting, by default) runs before every head call, so every call starts with the head's code and
@@ -28,12 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.guardrail_step_ab import decoder, run_header
 from engines.common.onnx_runtime import ort_session
 from engines.guardrail.export import BLOCK_ONNX, STEP_ONNX
+from evals.guardrail.timing import decoder, run_header
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ASSETS = ROOT / "assets" / "guardrail"
 PROMPTS = ["Give me three tips for a good night's sleep.", "Write a short poem about autumn leaves.",

@@ -1,6 +1,6 @@
 """Per-token cost of the streaming guardrail head vs one backbone decode step, and vs baselines.
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/guardrail_speed.py [--repeats 5]
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/guardrail_speed.py [--repeats 5]
 
 Measured in one process, same run: (a) a SmolLM2-135M KV-cache decode step (with hidden states,
 as the guard uses it); (b) the SLD head step through onnxruntime and through torch, both in a warm
@@ -17,19 +17,17 @@ import argparse
 import json
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from engines.common.backbone import load_backbone
 from engines.guardrail import Guardrail
 from engines.guardrail.features import tap
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PROMPT = "Explain how vaccines train the immune system."
 
@@ -123,7 +121,7 @@ def main() -> None:
         res["probe_last"].append(per_call_ms(lambda: float(last[0] @ w), 2000))
     summary = {k: summarise(v) for k, v in res.items() if v}
     dec = summary["decode_step"]["median_ms"]
-    meta = {"command": "PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/guardrail_speed.py",
+    meta = {"command": "HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/guardrail_speed.py",
             "machine": "2-core x86_64 CPU, 24 GiB, no GPU", "platform": platform.platform(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "threads": args.threads,
             "repeats": args.repeats, "torch": torch.__version__}

@@ -1,7 +1,7 @@
 """A/B per-call cost of SLD head step graphs through onnxruntime, alternating in one process.
 
     git show 0306c3b:assets/guardrail/sld_step.onnx > /tmp/float_step.onnx   # float head of 12-01 17:44
-    PYTHONPATH=. .venv/bin/python benchmarks/guardrail_step_ab.py /tmp/float_step.onnx assets/guardrail/sld_step.onnx
+    .venv/bin/python benchmarks/guardrail_step_ab.py /tmp/float_step.onnx assets/guardrail/sld_step.onnx
 
 Each round times every graph for ``--calls`` calls (batch 1, one ORT thread, the session options
 the engine uses) and keeps the per-call median; graphs alternate within a round, so a change in
@@ -16,89 +16,23 @@ cost into ORT's call, the graph's nodes and the weights' bytes. Prints the per-r
 their median, and writes
 ``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/guardrail_step_ab.py assets/guardrail/sld_step.onnx --floor --after-decode
+    .venv/bin/python benchmarks/guardrail_step_ab.py assets/guardrail/sld_step.onnx --floor --after-decode
 """
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from engines.common.onnx_runtime import ort_session
+from evals.guardrail.timing import decoder, floor_graphs, run_header
 
-
-def run_header() -> dict:
-    """When and where a benchmark ran: the first keys of every guardrail speed record."""
-    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}"}
-
-
-def decoder(threads: int = 1):
-    """A function running one SmolLM2-135M KV-cache decode step on ``threads`` torch threads (the cache
-    is kept short); it returns the step's wall time in ms."""
-    import torch
-
-    from engines.common.backbone import load_backbone
-
-    torch.set_num_threads(threads)
-    bb = load_backbone("cpu")
-    ids = bb.chat_ids("Explain how vaccines train the immune system.")
-    with torch.inference_mode():
-        first = bb.model(input_ids=ids, use_cache=True, output_hidden_states=True)
-    state = {"n": 0, "cache": first.cache, "nxt": first.logits[:, -1:].argmax(-1)}
-
-    @torch.inference_mode()
-    def step() -> float:
-        t0 = time.perf_counter()
-        if state["n"] == 64:  # restart from the prompt, so the cost per step stays that of a short reply
-            o = bb.model(input_ids=ids, use_cache=True, output_hidden_states=True)
-            state.update(n=0, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
-        o = bb.model(input_ids=state["nxt"], cache=state["cache"], use_cache=True, output_hidden_states=True)
-        state.update(n=state["n"] + 1, cache=o.cache, nxt=o.logits[:, -1:].argmax(-1))
-        return (time.perf_counter() - t0) * 1e3
-
-    return step
-
-
-def floor_graphs(folder: Path) -> list[Path]:
-    """The floor references (see the module docstring), written under ``folder``."""
-    import onnx
-    import torch
-    from onnx import TensorProto, helper
-
-    from engines.guardrail.config import GuardConfig
-    from engines.guardrail.export import export_onnx, load_head
-    from engines.guardrail.head import SLDHead, merge_heads
-
-    shipped = load_head(ROOT / "assets" / "guardrail" / "sld_head.pt").cfg
-    k = int(shipped.extra.get("members", 1))
-    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "extra": {}})
-    torch.manual_seed(0)
-    tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)])
-    if shipped.extra.get("proj_bits"):
-        tiny = tiny.quantize_projection(int(shipped.extra["proj_bits"]))
-    step, _ = export_onnx(tiny, folder / "narrow")
-    narrow = folder / "narrow_8wide_step.onnx"
-    step.rename(narrow)
-    ins = [helper.make_tensor_value_info("taps", TensorProto.FLOAT, ["batch", cfg.in_dim]),
-           helper.make_tensor_value_info("state", TensorProto.FLOAT, ["batch", 8])]
-    graph = helper.make_graph([helper.make_node("Identity", ["state"], ["state_out"])], "one_node", ins,
-                              [helper.make_tensor_value_info("state_out", TensorProto.FLOAT, ["batch", 8])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 9
-    one = folder / "one_node_identity.onnx"
-    onnx.save(model, str(one))
-    return [narrow, one]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Evaluate the panorama watermark against every bar of issue 3 (run by hand; minutes).
 
-    PYTHONPATH=. nice -n 10 .venv/bin/python benchmarks/watermark_eval.py --rotations 100 --out data/watermark_eval.json
+    nice -n 10 .venv/bin/python benchmarks/watermark_eval.py --rotations 100 --out data/watermark_eval.json
 
 Fixed seeds throughout. Images: the four CC0 example panoramas at 1024x512, and the same four
 upsampled 2x (bicubic) to 2048x1024 (no larger real panoramas ship with the project).

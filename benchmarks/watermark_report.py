@@ -1,6 +1,6 @@
 """Turn ``benchmarks/watermark_eval.py``'s JSON into Markdown tables and the sweep plot.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/watermark_report.py --json data/watermark_eval.json \
+    .venv/bin/python benchmarks/watermark_report.py --json data/watermark_eval.json \
         --plot assets/watermark/sweep.png
 """
 from __future__ import annotations

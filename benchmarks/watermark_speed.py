@@ -1,6 +1,6 @@
 """Speed of the panorama watermark at 1024x512 (and 2048x1024) on this machine (run by hand).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/watermark_speed.py --repeats 7
+    .venv/bin/python benchmarks/watermark_speed.py --repeats 7
 
 Times embed (ours), verify in torch and in onnxruntime (ours), and the two baselines'
 embed/decode on the same images, in one run. Reports median and spread (min-max) in seconds.

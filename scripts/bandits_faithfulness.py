@@ -6,7 +6,7 @@ Reads the regret arrays that ``benchmarks/bandits_vs_reference.py`` saved in dat
 every algorithm's mean final regret lies within the reference's +/-1 std over runs, and the
 ranking of the algorithms is the same. Also draws fast vs faithful.
 
-    PYTHONPATH=. .venv/bin/python scripts/bandits_faithfulness.py
+    .venv/bin/python scripts/bandits_faithfulness.py
 Writes assets/bandits/faithfulness.png, assets/bandits/fast_vs_faithful.png and prints Markdown.
 """
 from __future__ import annotations

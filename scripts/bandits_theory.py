@@ -1,7 +1,7 @@
 """Theory checks: regret vs T (log-log slope, clean setting), vs corruption budget C, vs the
 adversarial delay budget Lambda. Paper claim: R_T = O~(d (sqrt T + C + D)), D = max(sqrt Lambda, mu).
 
-    PYTHONPATH=. .venv/bin/python scripts/bandits_theory.py [--seeds 10] [--Tmax 20000]
+    .venv/bin/python scripts/bandits_theory.py [--seeds 10] [--Tmax 20000]
 Writes assets/bandits/theory.png and assets/bandits/theory.json; prints Markdown.
 Seeds: the reference's convention (42 + 999 + 100 r for phi=polynomial), fixed.
 """

@@ -1,6 +1,6 @@
 """Calibrate codeprm's verdict on the validation split (never on test or CyberSecEval).
 
-    PYTHONPATH=. .venv/bin/python scripts/codeprm_calibrate.py   # rewrites assets/codeprm/calibration.json
+    .venv/bin/python scripts/codeprm_calibrate.py   # rewrites assets/codeprm/calibration.json
 
 For two modes, the model alone and the model fused with the analysers (noisy-OR, see
 ``CodePRM.fuse``), it picks the risk-sensitive aggregation (soft minimum with tau in
@@ -8,7 +8,7 @@ For two modes, the model alone and the model fused with the analysers (noisy-OR,
 val, then the threshold with the best balanced accuracy (fused: at most ``analyser_prob``, so that
 a finding of the analysers always calls the file vulnerable). ``--extra-val`` adds validation files
 (the shipped calibration uses the val split + the validation variants in the val hosts,
-data/codeprm/val_<x>.jsonl written by scripts/codeprm_select.py --write-dir; the command is in
+data/codeprm/val_<x>.jsonl written by benchmarks/codeprm_select.py --write-dir; the command is in
 the README; never test data). ``analyser_prob`` is the fraction of
 val steps flagged by the analysers that are labelled insecure. Run by codeprm_train.py at the end.
 """
@@ -16,36 +16,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.engine import CodePRM, aggregate
 from engines.codeprm.labels import label_findings
 from engines.codeprm.model import featurize
+from evals.codeprm.calibration import balanced_threshold
 
 AGGREGATIONS = [("softmin", t, 2) for t in (0.02, 0.05, 0.1, 0.2)] + [("topk", 0.05, k) for k in (1, 2, 3)]
-
-
-def balanced_threshold(risks: np.ndarray, labels: np.ndarray, cap: float = 1.0) -> tuple[float, float]:
-    """Threshold <= ``cap`` with the best balanced accuracy (ties: the lowest), and that accuracy."""
-    best = (min(0.5, cap), -1.0)
-    for t in np.unique(np.append(risks[risks <= cap], cap)):
-        pred = risks >= t
-        bal = 0.5 * (pred[labels == 1].mean() + (~pred[labels == 0]).mean())
-        if bal > best[1] + 1e-12:
-            best = (float(t), float(bal))
-    return best
 
 
 def calibrate(asset_dir: Path, val_path: Path, training: dict | None = None, extra: list[Path] | None = None) -> dict:
     prm = CodePRM.load("torch", asset_dir=asset_dir, fuse_analysers=False)
     items = [json.loads(line) for line in open(val_path)]
-    for e in extra or []:  # more validation files (e.g. variant v, scripts/codeprm_select.py --write-v)
+    for e in extra or []:  # more validation files (e.g. variant v, benchmarks/codeprm_select.py --write-v)
         items += [json.loads(line) for line in open(e)]
     per_file, flagged_labels = [], []
     for it in items:

@@ -1,9 +1,9 @@
 """Train the codeprm step scorer, calibrate its threshold on validation, export torch + ONNX.
 
-    PYTHONPATH=. nice -n 10 .venv/bin/python scripts/codeprm_train.py          # step-supervised PRM
-    PYTHONPATH=. nice -n 10 .venv/bin/python scripts/codeprm_train.py --supervision file   # baseline
+    nice -n 10 .venv/bin/python scripts/codeprm_train.py          # step-supervised PRM
+    nice -n 10 .venv/bin/python scripts/codeprm_train.py --supervision file   # baseline
 
-Reads data/codeprm/{train,val}.jsonl (scripts/codeprm_dataset.py). Seed 0, 1 thread (2 threads on a shared 2-core box ran 6x slower).
+Reads data/codeprm/{train,val}.jsonl (evals/codeprm/dataset.py). Seed 0, 1 thread (2 threads on a shared 2-core box ran 6x slower).
 ``--supervision step`` (the PRM): BCE on every step's label (a step is insecure when a labelled
 line falls in it). ``--supervision file`` (the program-level baseline): the same encoder sees the
 whole file as one step and learns only the file label. The threshold is the one that maximises
@@ -15,14 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.engine import aggregate
 from engines.codeprm.model import StepScorer, featurize

@@ -1,7 +1,7 @@
 """Evaluate a saved SLD head on a feature cache's test split, its stop policy picked on that cache's
 dev split by the same rule as training (one command; used for the data-scaling run).
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 .venv/bin/python scripts/guardrail_evaluate.py assets/guardrail/sld_head.pt \\
+    HF_HUB_OFFLINE=1 .venv/bin/python scripts/guardrail_evaluate.py assets/guardrail/sld_head.pt \\
         --cache data/guardrail_all --out data/guardrail_all/shipped_head_metrics.json
 
 The head is only read: nothing is trained, and the dev split alone decides the threshold and
@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from engines.guardrail.export import load_head
 from engines.guardrail.train import (
@@ -26,6 +22,8 @@ from engines.guardrail.train import (
     evaluate,
     load_cache,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """Train the SLD guardrail head on the cached hidden states, pick the stop policy on dev,
 evaluate on the held-out test split, export ONNX, and write assets (one command, seed 0).
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py
 
-Needs ``scripts/guardrail_data.py`` to have run. Writes ``assets/guardrail/``:
+Needs ``evals/guardrail/data.py`` to have run. Writes ``assets/guardrail/``:
 ``sld_head.pt`` (config + weights), ``sld_step.onnx`` / ``sld_init.onnx`` and ``metrics.json``
 (training command, seed, dev-picked threshold/patience, test metrics per view and source).
 """
@@ -18,9 +18,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, save_head
 from engines.guardrail.head import merge_heads
@@ -30,6 +27,8 @@ from engines.guardrail.train import (
     load_cache,
     train_head,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CACHE = ROOT / "data" / "guardrail"
 ASSETS = ROOT / "assets" / "guardrail"
@@ -98,7 +97,7 @@ def main() -> None:
     save_head(head, args.out / "sld_head.pt")
     export_onnx(head, args.out)
     metrics = {
-        "command": ("PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
+        "command": ("HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
                     + " ".join(sys.argv[1:])).strip(),
         "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim", "layers")},
         "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs, "best_epoch": info["epoch"],

@@ -1,16 +1,13 @@
-"""The combinatorial pair generator (scripts/codeprm_synth.py: compose_pair) and its exclusions."""
+"""The combinatorial pair generator (evals/codeprm/synth.py: compose_pair) and its exclusions."""
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
+from evals.codeprm.mutations import FAMILIES
+from evals.codeprm.synth import SINKS2, SOURCES2, compose_pair
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from codeprm_synth import SINKS2, SOURCES2, compose_pair  # noqa: E402
-
-from engines.codeprm.mutations import FAMILIES  # noqa: E402
 
 
 def test_compose_pairs_parse_differ_only_by_the_fix_and_mark_the_sink():
@@ -40,7 +37,7 @@ def test_compose_covers_all_families_with_several_sinks_and_many_sources():
 def test_compose_does_not_contain_the_idioms_of_the_blind_variants():
     # variants v (validation) and e (final test) were written first; the generator must not copy
     # their specific sink idioms, nor those of the seen variant d
-    text = (ROOT / "scripts" / "codeprm_synth.py").read_text().split("# ====", 3)[-1]
+    text = (ROOT / "evals" / "codeprm" / "synth.py").read_text().split("# ====", 3)[-1]
     code = text.split("SINKS2", 1)[1]
     for idiom in ("getstatusoutput", ".raw(", "allow_pickle", "hmac.new", "cert_reqs", "np.random", "uuid1",
                   "default_factory", "pulldom", "iterparse", "AsyncHTTPClient", "/dev/shm", "'-c'", "executescript",

@@ -26,9 +26,9 @@ from engines.codeprm import (
 )
 from engines.codeprm.labels import bandit_raw, repair, taint_findings
 from engines.codeprm.model import featurize
-from engines.codeprm.mutations import TEMPLATES, inject, render
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError
+from evals.codeprm.mutations import TEMPLATES, inject, render
 
 REPO = Path(__file__).resolve().parents[1]
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -194,7 +194,7 @@ def test_injection_never_lands_inside_a_docstring(module):
     # both hosts have module docstrings with blank lines followed by unindented lines, which the
     # top-level insertion rule alone took for insertion points (a template inside a string is a
     # "vulnerable" file whose vulnerable code is only text)
-    from engines.codeprm.mutations import STATEMENTS, inject_statement
+    from evals.codeprm.mutations import STATEMENTS, inject_statement
     host = _read(module)[:6000]
     host = host[: host.rfind("\n\n") + 1]
     for seed in range(40):
@@ -415,8 +415,7 @@ def test_a_finding_always_makes_the_fused_verdict(prm_onnx):
 
 
 def test_calibration_threshold_respects_the_cap():
-    sys.path.insert(0, str(REPO / "scripts"))
-    from codeprm_calibrate import balanced_threshold
+    from evals.codeprm.calibration import balanced_threshold
 
     risks = np.array([0.1, 0.2, 0.89, 0.95, 0.97])
     labels = np.array([0, 0, 0, 1, 1])

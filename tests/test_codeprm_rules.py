@@ -452,7 +452,7 @@ def test_rule_and_taint_findings_say_where_they_come_from():
 
 
 
-@pytest.mark.parametrize("module", ["labels", "taint", "rules", "findings", "mutations", "steps"])
+@pytest.mark.parametrize("module", ["labels", "taint", "rules", "findings", "steps"])
 def test_docstring_examples_of_the_analyser_modules_run(module):
     import doctest
     import importlib

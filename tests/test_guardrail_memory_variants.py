@@ -1,19 +1,12 @@
-"""The dev-only memory variants of ``scripts/guardrail_sweep.py --memory`` (CfC, selective SSM)."""
+"""The dev-only memory variants of ``evals/guardrail/sweep.py --memory`` (CfC, selective SSM)."""
 from __future__ import annotations
-
-import importlib.util
-from pathlib import Path
 
 import pytest
 import torch
 
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.train import Example, train_head
-
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("guardrail_sweep", ROOT / "scripts" / "guardrail_sweep.py")
-sweep = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sweep)
+from evals.guardrail import sweep
 
 SMALL = GuardConfig(layers=(9,), hidden_size=16, proj_dim=8, state_dim=6)
 

@@ -147,9 +147,9 @@ def test_speed_floor_reference_has_the_shipped_step_graph(tmp_path):
     import onnx
     import onnxruntime as ort
 
-    from benchmarks.guardrail_step_ab import floor_graphs
     from engines.common.onnx_runtime import session_options
     from engines.common.paths import ASSETS_DIR
+    from evals.guardrail.timing import floor_graphs
 
     def optimised_ops(path):
         opts = session_options(1)

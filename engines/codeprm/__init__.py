@@ -13,9 +13,9 @@ from engines.codeprm.engine import (
     StepResult,
     aggregate,
     default_prm,
-    examples,
     sample_candidates,
 )
+from engines.codeprm.examples import examples
 from engines.codeprm.labels import CWE_INFO, Finding, label_findings
 from engines.codeprm.sarif import to_sarif
 from engines.codeprm.steps import Span, split_steps

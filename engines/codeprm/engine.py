@@ -360,27 +360,6 @@ def default_prm(backend: str = "onnx") -> CodePRM:
     return _DEFAULT[backend]
 
 
-def examples(seed: int = 0) -> dict[str, str]:
-    """Vulnerable/fixed example pairs, one per CWE family (template variant "a", fixed names).
-
-    >>> ex = examples(); len(ex) == 26 and any("vulnerable" in k for k in ex)
-    True
-    """
-    import random
-
-    from engines.codeprm.mutations import TEMPLATES, render
-
-    out = {}
-    for t in TEMPLATES:
-        if t.variant != "a":
-            continue
-        for vul in (True, False):
-            imports, body, _ = render(t, vul, random.Random(seed + t.cwe))
-            code = (imports + "\n\n\n" if imports else "") + body + "\n"
-            out[f"CWE-{t.cwe} {'vulnerable' if vul else 'fixed'}"] = code
-    return out
-
-
 def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[str]:
     """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone).
 

@@ -15,7 +15,13 @@ import ast
 import itertools
 import re
 
-from engines.codeprm.findings import ImportAliases, bound_constant, call_keywords, dotted_name, module_constants
+from engines.codeprm.findings import (
+    ImportAliases,
+    bound_constant,
+    call_keywords,
+    dotted_name,
+    module_constants,
+)
 from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import last_name as _last
 from engines.codeprm.findings import string_built as _string_built

@@ -12,7 +12,13 @@ import ast
 import re
 from dataclasses import dataclass
 
-from engines.codeprm.findings import ImportAliases, bound_constant, call_keywords, last_name, module_constants
+from engines.codeprm.findings import (
+    ImportAliases,
+    bound_constant,
+    call_keywords,
+    last_name,
+    module_constants,
+)
 from engines.codeprm.findings import const_str as _const_str
 from engines.codeprm.findings import dotted_name as _name
 from engines.codeprm.findings import string_built as _string_built

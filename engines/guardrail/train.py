@@ -1,6 +1,6 @@
 """Training and evaluation helpers for the SLD head (used by ``scripts/guardrail_train.py``).
 
-The feature cache is written by ``scripts/guardrail_data.py``; nothing here touches the
+The feature cache is written by ``evals/guardrail/data.py``; nothing here touches the
 backbone, so retraining takes seconds to minutes on a CPU.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Example:
     score: float | None = None  # mean human harm score (PyRIT harm Likert set only)
 
 
-CACHE_LAYERS = (9, 15, 21, 30)  # the layers scripts/guardrail_data.py stores, in this order
+CACHE_LAYERS = (9, 15, 21, 30)  # the layers evals/guardrail/data.py stores, in this order
 
 
 def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = CACHE_LAYERS) -> torch.Tensor:
