@@ -72,7 +72,7 @@ figures-bandits: $(RUN_STAMP)
 
 bench-watermark: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/watermark_eval.py --rotations 100
-	$(PYRUN) benchmarks/watermark_report.py
+	$(PYRUN) benchmarks/watermark_report.py --plot benchmarks/results/watermark_sweep.png
 	$(PYRUN) benchmarks/watermark_speed.py --repeats 7
 
 bench-guardrail: $(RUN_STAMP)

@@ -12,7 +12,7 @@ Cases:
   linear  paper Fig. 1 configs (T=2000, d=K=10, 20 runs, strategic and stochastic delay)
   ps      paper Fig. 2 config phi=abs, adversarial delay, REDUCED to --ps-T rounds x --ps-runs runs
   big     T=10^5, 20 seeds, five algorithms, fast mode (ours only)
-Outputs: a Markdown table on stdout, JSON in assets/bandits/bench.json, the regret arrays in
+Outputs: a Markdown table on stdout, JSON in benchmarks/results/bandits_vs_reference.json, the regret arrays in
 data/bandits/*.npz (git-ignored) for scripts/bandits_faithfulness.py.
 """
 from __future__ import annotations
@@ -111,7 +111,7 @@ def main() -> None:
                                 "mode": "fast", "ours_median_s": times[0],
                                 "ours_final": fmt_final(reg)})
         print(json.dumps(report["cases"][-1]), flush=True)
-    out = ROOT / "assets" / "bandits" / "bench.json"
+    out = ROOT / "benchmarks" / "results" / "bandits_vs_reference.json"
     old = json.loads(out.read_text()) if out.exists() else {"cases": []}
     keep = [c for c in old["cases"] if (c["case"], c["mode"]) not in
             {(c2["case"], c2["mode"]) for c2 in report["cases"]}]

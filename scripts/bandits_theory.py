@@ -2,7 +2,8 @@
 adversarial delay budget Lambda. Paper claim: R_T = O~(d (sqrt T + C + D)), D = max(sqrt Lambda, mu).
 
     .venv/bin/python scripts/bandits_theory.py [--seeds 10] [--Tmax 20000]
-Writes assets/bandits/theory.png and assets/bandits/theory.json; prints Markdown.
+Writes the figure the tab shows, assets/bandits/theory.png, and its numbers to
+data/bandits/theory.json (recorded copy: benchmarks/results/bandits_theory.json); prints Markdown.
 Seeds: the reference's convention (42 + 999 + 100 r for phi=polynomial), fixed.
 """
 from __future__ import annotations
@@ -20,7 +21,9 @@ import torch
 
 from engines.bandits import SimConfig, loglog_slope, sweep, sweep_T
 
-OUT = Path(__file__).resolve().parents[1] / "assets" / "bandits"
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "assets" / "bandits"
+DATA = ROOT / "data" / "bandits"
 COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",
           "MaxPairUCB": "#d62728"}
 
@@ -85,7 +88,8 @@ def main() -> None:
         ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
     fig.savefig(OUT / "theory.png", dpi=90)
-    (OUT / "theory.json").write_text(json.dumps(out, indent=1))
+    DATA.mkdir(parents=True, exist_ok=True)
+    (DATA / "theory.json").write_text(json.dumps(out, indent=1))
     print("| curve | log-log slope (T >= Tmax/16) |\n|---|---|")
     for k, v in out["T"].items():
         print(f"| {k} | {v['slope_T>=Tmax/16']:.3f} |")

@@ -26,6 +26,7 @@ from engines.codeprm.engine import aggregate
 from engines.codeprm.model import StepScorer, featurize
 from engines.codeprm.steps import Span
 from engines.codeprm.tokens import Lexer, build_vocab
+from evals.codeprm.calibration import calibrate as calibrate_assets
 
 SEED = 0
 
@@ -207,7 +208,8 @@ def main() -> None:
     from safetensors.torch import save_file
 
     stem = "model" if not whole else "program_level"
-    (out / ("vocab.json" if not whole else "program_level_vocab.json")).write_text(json.dumps(vocab))
+    if not whole:  # the program-level baseline shares the step model's vocabulary (same corpus)
+        (out / "vocab.json").write_text(json.dumps(vocab))
     save_file({n: t.contiguous() for n, t in model.state_dict().items()}, str(out / f"{stem}.safetensors"))
     cal = {"aggregation": agg, "tau": tau, "top_k": k, "threshold": thr, "val_balanced_accuracy": bal,
            "val_file_auroc": a, "n_val": len(val), "supervision": args.supervision, "seed": SEED,
@@ -215,8 +217,6 @@ def main() -> None:
     if whole:
         (out / "program_level.json").write_text(json.dumps({"config": cfg.to_dict(), **cal}, indent=2))
     else:
-        from codeprm_calibrate import calibrate as calibrate_assets
-
         (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
         export_onnx(model, cfg, out / "model.onnx")
         training = {k2: v for k2, v in cal.items() if k2 in ("epochs", "train_minutes", "seed", "supervision")}

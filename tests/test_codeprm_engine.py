@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -356,9 +355,9 @@ def test_cli_scans_a_folder_and_writes_sarif_without_running_code(tmp_path):
     (src / "good.py").write_text(ex["CWE-94 fixed"])
     (src / "broken.py").write_text("def f(:\n")
     out = tmp_path / "out.sarif"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # the installed package runs from any folder (no path set up by hand)
     proc = subprocess.run([sys.executable, "-m", "engines.codeprm", "scan", str(src), "--out", str(out)],
-                          capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "bad.py: vulnerable" in proc.stdout and "good.py: safe" in proc.stdout
     assert "broken.py" in proc.stdout
