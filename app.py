@@ -23,7 +23,7 @@ from demos.ui import APP_CSS  # noqa: E402  (after the env set-up above)
 
 log = logging.getLogger("showcase")
 
-# (tab label, module under demos/). A tab whose module is not there yet is left out.
+# (tab label, module under demos/). Every tab is part of the app: a missing module is an error.
 TABS: list[tuple[str, str]] = [
     ("Panorama watermark", "demos.watermark"),
     ("Streaming guardrail", "demos.guardrail"),
@@ -34,14 +34,14 @@ TABS: list[tuple[str, str]] = [
 
 
 def available_tabs() -> list[tuple[str, object]]:
-    """The tabs whose demo module exists, imported."""
+    """Every tab's demo module, imported; raises ImportError naming the tab whose module is missing."""
     tabs = []
     for label, modname in TABS:
         try:
             mod = importlib.import_module(modname)
         except ModuleNotFoundError as exc:
             if exc.name == modname:
-                continue
+                raise ImportError(f"the {label!r} tab needs {modname}, which is missing") from exc
             raise
         tabs.append((label, mod))
     return tabs

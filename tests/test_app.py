@@ -7,11 +7,22 @@ import app as app_module
 from demos import about
 
 
-def test_every_existing_tab_builds():
-    labels = [label for label, _ in app_module.available_tabs()]
-    assert "About" in labels
+FIVE_TABS = ["Panorama watermark", "Streaming guardrail", "Code security stepping", "Dueling bandits", "About"]
+
+
+def test_all_five_tabs_exist_and_build():
+    assert [label for label, _ in app_module.available_tabs()] == FIVE_TABS
+    assert all(callable(mod.build) for _, mod in app_module.available_tabs())
     demo = app_module.build_app()
     assert demo.config["mode"] == "blocks"
+    labels = [c["props"].get("label") for c in demo.config["components"] if c.get("type") == "tabitem"]
+    assert labels == FIVE_TABS
+
+
+def test_a_missing_tab_module_is_an_error(monkeypatch):
+    monkeypatch.setattr(app_module, "TABS", [*app_module.TABS, ("Nowhere", "demos.nowhere")])
+    with pytest.raises(ImportError, match="'Nowhere' tab needs demos.nowhere"):
+        app_module.available_tabs()
 
 
 def test_about_callback_as_plain_function():

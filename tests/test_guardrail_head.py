@@ -359,8 +359,7 @@ def _heads():
     yield "random-small", _head(seed=1)
     yield "random-small-4bit", _head(seed=1).quantize_projection(4)
     yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
-    if (ASSET_DIR / "sld_head.pt").is_file():
-        yield "trained", load_head(ASSET_DIR / "sld_head.pt")
+    yield "trained", load_head(ASSET_DIR / "sld_head.pt")  # committed: missing is a failure
 
 
 @pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
@@ -368,10 +367,7 @@ def _heads():
 def test_onnx_matches_torch(which, batch, tmp_path):
     """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
     weights run as MatMulNBits codes in ORT and as grid weights in torch)."""
-    heads = dict(_heads())
-    if which not in heads:
-        pytest.skip("no trained head in assets/guardrail yet")
-    head = heads[which]
+    head = dict(_heads())[which]
     step_p, init_p = export_onnx(head, tmp_path)
     assert not head.training
     g = torch.Generator().manual_seed(batch)
@@ -391,8 +387,7 @@ def test_onnx_matches_torch(which, batch, tmp_path):
 
 def test_committed_onnx_matches_committed_torch_head():
     """The ONNX files shipped in assets/ are the export of the shipped torch head."""
-    if not (ASSET_DIR / "sld_step.onnx").is_file():
-        pytest.skip("no trained head in assets/guardrail yet")
+    assert (ASSET_DIR / "sld_step.onnx").is_file(), "committed asset missing from assets/guardrail"
     head = load_head(ASSET_DIR / "sld_head.pt")
     g = torch.Generator().manual_seed(7)
     x = torch.randn(5, head.cfg.in_dim, generator=g) * 3
@@ -420,10 +415,7 @@ def _token_by_token(head: SLDHead, x: torch.Tensor, s: torch.Tensor):
 def test_block_step_is_the_token_by_token_step(which, tokens):
     """T tokens scored in one BlockStepModule call give the risks, response probs and final state of
     T calls of head.step, for a plain head and a merged (grouped) one."""
-    heads = dict(_heads())
-    if which not in heads:
-        pytest.skip("no trained head in assets/guardrail yet")
-    head = heads[which]
+    head = dict(_heads())[which]
     g = torch.Generator().manual_seed(tokens)
     x = torch.randn(tokens, head.cfg.in_dim, generator=g) * 3
     with torch.no_grad():
@@ -456,10 +448,7 @@ def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
     including one token; its 4-bit projection runs as MatMulNBits."""
     import onnx
 
-    heads = dict(_heads())
-    if which not in heads:
-        pytest.skip("no trained head in assets/guardrail yet")
-    head = heads[which]
+    head = dict(_heads())[which]
     path = export_block_onnx(head, tmp_path)
     ops = [n.op_type for n in onnx.load(str(path)).graph.node]
     assert ops.count("GRU") == int(head.cfg.extra.get("members", 1))
@@ -476,8 +465,7 @@ def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
 
 def test_committed_block_onnx_is_the_export_of_the_committed_head(tmp_path):
     """assets/guardrail/sld_block.onnx is what export_block_onnx writes for the shipped head, byte for byte."""
-    if not (ASSET_DIR / BLOCK_ONNX).is_file():
-        pytest.skip("no trained head in assets/guardrail yet")
+    assert (ASSET_DIR / BLOCK_ONNX).is_file(), "committed asset missing from assets/guardrail"
     path = export_block_onnx(load_head(ASSET_DIR / "sld_head.pt"), tmp_path)
     assert path.read_bytes() == (ASSET_DIR / BLOCK_ONNX).read_bytes()
 
@@ -488,8 +476,7 @@ def test_shipped_policy_is_the_dev_picked_one():
 
     from engines.guardrail.guard import default_policy, head_info
 
-    if not (ASSET_DIR / "metrics.json").is_file():
-        pytest.skip("no trained head in assets/guardrail yet")
+    assert (ASSET_DIR / "metrics.json").is_file(), "committed asset missing from assets/guardrail"
     m = json.loads((ASSET_DIR / "metrics.json").read_text())
     assert default_policy() == (m["threshold"], m["patience"])
     assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters()) <= 5_000_000
