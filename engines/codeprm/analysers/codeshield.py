@@ -1,0 +1,116 @@
+"""Meta's CodeShield / Insecure Code Detector rules for Python, run offline.
+
+The rules (MIT, Meta Platforms; copied unchanged from the ``inspect-evals`` 0.28.0 wheel,
+``cyberseceval_4/insecure_code_detector/rules/``) live in ``assets/codeprm/codeshield``:
+semgrep rules in ``semgrep/`` and the detector's Python regex rules in ``regex/python.yaml``.
+The semgrep rules run with the engine binary that the ``semgrep`` wheel from PyPI bundles
+(``semgrep/bin/semgrep-core``, started as ``osemgrep scan --experimental --metrics=off
+--config <dir>``): it needs none of semgrep's Python CLI dependencies, reads only local rule
+files and never reaches the network. Many files go to one call (a call costs a process start).
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from engines.codeprm.findings import Finding
+from engines.common.errors import ShowcaseError
+from engines.common.paths import ASSETS_DIR
+
+RULES_DIR = ASSETS_DIR / "codeprm" / "codeshield"
+_CWE_RE = re.compile(r"CWE-(\d+)")
+
+
+class AnalyserUnavailable(ShowcaseError, RuntimeError):
+    """An analyser cannot run here (its package or rule files are missing)."""
+
+
+@functools.lru_cache(maxsize=1)
+def semgrep_core() -> Path:
+    """Path of the semgrep engine binary inside the installed ``semgrep`` wheel."""
+    spec = importlib.util.find_spec("semgrep")
+    if spec is None or not spec.submodule_search_locations:
+        raise AnalyserUnavailable("semgrep is not installed: `pip install --no-deps semgrep==1.185.0` "
+                                  "(requirements-nodeps.txt)")
+    core = Path(list(spec.submodule_search_locations)[0]) / "bin" / "semgrep-core"
+    if not core.is_file():
+        raise AnalyserUnavailable(f"the semgrep wheel holds no engine binary at {core}")
+    return core
+
+
+@functools.lru_cache(maxsize=1)
+def regex_rules() -> list[tuple[re.Pattern, int, str, str]]:
+    """The detector's Python regex rules: (pattern, cwe, rule id, message)."""
+    import yaml
+
+    path = RULES_DIR / "regex" / "python.yaml"
+    if not path.is_file():
+        raise AnalyserUnavailable(f"CodeShield rule files missing in {RULES_DIR}")
+    out = []
+    for r in yaml.safe_load(path.read_text()):
+        cwe = int(_CWE_RE.search(r["cwe_id"]).group(1))
+        out.append((re.compile(r["rule"]), cwe, r["pattern_id"], " ".join(r["description"].split())))
+    return out
+
+
+def _cwe_of(meta: dict) -> int:
+    m = _CWE_RE.search(str(meta.get("cwe_id", "")))
+    return int(m.group(1)) if m else 0
+
+
+def semgrep_raw(codes: list[str], timeout_s: float = 120.0) -> list[list[tuple[int, int, str, str]]]:
+    """semgrep results of the CodeShield rules on each piece of code: (line, cwe, rule, message)."""
+    rules = RULES_DIR / "semgrep"
+    if not rules.is_dir():
+        raise AnalyserUnavailable(f"CodeShield semgrep rules missing in {rules}")
+    out: list[list[tuple[int, int, str, str]]] = [[] for _ in codes]
+    if not codes:
+        return out
+    with tempfile.TemporaryDirectory(prefix="codeshield_") as tmp:
+        names = []
+        for i, code in enumerate(codes):
+            p = Path(tmp) / f"f{i}.py"
+            p.write_text(code, encoding="utf-8", errors="replace")
+            names.append(p.name)
+        cmd = ["osemgrep", "scan", "--experimental", "--metrics=off", "--disable-version-check", "--quiet",
+               "--json", "--no-git-ignore", "--timeout", "10", "--config", str(rules), *names]
+        try:
+            r = subprocess.run(cmd, executable=str(semgrep_core()), cwd=tmp, capture_output=True, text=True,
+                               timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "HOME": tmp,
+                                                       "SEMGREP_SEND_METRICS": "off"})
+        except subprocess.TimeoutExpired as exc:
+            raise AnalyserUnavailable(f"semgrep took longer than {timeout_s:.0f} s on {len(codes)} files") from exc
+        try:
+            res = json.loads(r.stdout)
+        except json.JSONDecodeError as exc:
+            raise AnalyserUnavailable(f"semgrep failed (exit {r.returncode}): {r.stderr.strip()[-300:]}") from exc
+    for hit in res.get("results", []):
+        i = int(Path(hit["path"]).stem[1:])
+        extra = hit.get("extra", {})
+        rule = hit["check_id"].rsplit(".", 1)[-1]
+        out[i].append((int(hit["start"]["line"]), _cwe_of(extra.get("metadata", {})), rule,
+                       " ".join(str(extra.get("message", "")).split())))
+    return out
+
+
+def codeshield_findings(codes: list[str]) -> list[list[Finding]]:
+    """CodeShield findings (semgrep rules + the detector's Python regex rules) for each piece of code.
+
+    >>> [(f.line, f.cwe) for f in codeshield_findings(["import os\\n\\nos.system(cmd)\\n"])[0]]  # doctest: +SKIP
+    [(3, 78)]
+    """
+    sem = semgrep_raw(codes)
+    out = []
+    for code, hits in zip(codes, sem):
+        fs = [Finding(line, cwe, f"codeshield:{rule}", msg, "codeshield") for line, cwe, rule, msg in hits]
+        for ln, text in enumerate(code.splitlines(), 1):
+            for rx, cwe, rule, msg in regex_rules():
+                if rx.search(text):
+                    fs.append(Finding(ln, cwe, f"codeshield:{rule}", msg, "codeshield"))
+        out.append(sorted(set(fs), key=lambda f: (f.line, f.rule)))
+    return out
