@@ -12,7 +12,7 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-from engines.common.backbone import online_host  # noqa: E402
+from engines.common import online_host  # noqa: E402
 
 # Offline unless this host is allowed the hub (a Space, or SHOWCASE_ALLOW_HUB=1).
 os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")

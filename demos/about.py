@@ -4,8 +4,7 @@ from __future__ import annotations
 import gradio as gr
 
 from demos.ui import friendly_errors
-from engines.common.backbone import BackboneUnavailable, gguf_path
-from engines.common.environment import environment_report
+from engines.common import BackboneUnavailable, environment_report, gguf_path
 
 ABOUT_MD = """
 ## What each tab shows

@@ -11,9 +11,8 @@ import gradio as gr
 import pandas as pd
 
 from demos.ui import TOKEN_STREAM, friendly_errors
-from engines.common.errors import InputError
-from engines.guardrail import shared_guardrail
-from engines.guardrail.guard import head_info
+from engines.common import InputError
+from engines.guardrail import head_info, shared_guardrail
 
 EXAMPLES = [
     ["What is the capital of Australia?", "benign / factual"],

@@ -7,7 +7,7 @@ import logging
 
 import gradio as gr
 
-from engines.common.errors import ShowcaseError
+from engines.common import ShowcaseError
 
 log = logging.getLogger("showcase.ui")
 

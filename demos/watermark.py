@@ -13,19 +13,23 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from demos.ui import friendly_errors
-from engines.watermark import WatermarkConfig, bit_accuracy, embed, verify
-from engines.watermark.errors import ImageFormatError, MessageError
-from engines.watermark.evaluate import rotation_sweep
-from engines.watermark.image import (
+from engines.watermark import (
     ATTACKS,
     EXAMPLES,
+    ImageFormatError,
+    MessageError,
+    WatermarkConfig,
     attack,
+    bit_accuracy,
+    embed,
     example_path,
     matrix_to_euler,
     prepare_panorama,
     random_rotation,
+    rotation_sweep,
+    text_capacity,
+    verify,
 )
-from engines.watermark.payload import text_capacity
 
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra

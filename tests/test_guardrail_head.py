@@ -310,7 +310,7 @@ def test_grouped_step_equals_the_merged_step(nested):
     if nested:
         pairs = [[_head(seed=2 * i + j).double() for j in range(2)] for i in range(2)]
         merged = merge_heads([merge_heads(pr).double() for pr in pairs]).double()
-        assert merged.cfg.extra["members"] == 4
+        assert merged.cfg.members == 4
     else:
         members = [_head(seed=s).double() for s in range(3)]
         with torch.no_grad():
@@ -319,7 +319,7 @@ def test_grouped_step_equals_the_merged_step(nested):
                     n.weight.normal_(1.0, 0.3)
                     n.bias.normal_(0.0, 0.3)
         merged = merge_heads(members).double()
-        assert merged.cfg.extra["members"] == 3
+        assert merged.cfg.members == 3
     grouped = GroupedStepModule(merged).double()
     assert grouped.plain_norms
     x = torch.randn(4, merged.cfg.in_dim, dtype=torch.float64) * 3
@@ -332,7 +332,7 @@ def test_grouped_step_equals_the_merged_step(nested):
         assert not grouped.plain_norms
         for want, got in zip(merged.step(x, s), grouped(x, s)):
             torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
-    k = merged.cfg.extra["members"]
+    k = merged.cfg.members
     n_grouped = grouped.w_ih.numel() + grouped.w_hh.numel()
     assert n_grouped * k == merged.gru.weight_ih_l0.numel() + merged.gru.weight_hh_l0.numel()
 
@@ -341,7 +341,7 @@ def test_merged_export_drops_the_off_block_zeros(tmp_path):
     """A merged head exports the grouped step (smaller file, same outputs as the torch head)."""
     merged = merge_heads([_head(seed=s, hidden_size=32, proj_dim=64, state_dim=64) for s in range(3)])
     plain_dir, grouped_dir = tmp_path / "plain", tmp_path / "grouped"
-    plain = SLDHead(GuardConfig(**{**merged.cfg.to_dict(), "extra": {}})).eval()
+    plain = SLDHead(GuardConfig(**{**merged.cfg.to_dict(), "members": 1, "proj_bits": None})).eval()
     plain.load_state_dict(merged.state_dict())
     export_onnx(plain, plain_dir)
     step_p, _ = export_onnx(merged, grouped_dir)
@@ -451,7 +451,7 @@ def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
     head = dict(_heads())[which]
     path = export_block_onnx(head, tmp_path)
     ops = [n.op_type for n in onnx.load(str(path)).graph.node]
-    assert ops.count("GRU") == int(head.cfg.extra.get("members", 1))
+    assert ops.count("GRU") == int(head.cfg.members)
     assert ("MatMulNBits" in ops) == bool(head.projection_bits)
     sess = ort_session(path, intra_threads=1)
     g = torch.Generator().manual_seed(3)
@@ -503,3 +503,17 @@ def test_dev_policy_separates_a_learnable_split_and_doctests_run():
     assert (thr, pat) == gt.pick_policy(traces, exs)[:2]
     assert reps["v"]["f1"] == 1.0 and reps["v"]["false_stop_benign"] == 0.0
     assert doctest.testmod(gt).failed == 0
+
+
+def test_config_reads_a_saved_heads_extra_into_typed_fields():
+    """Heads saved with the config's former ``extra`` dict load into ``members`` / ``proj_bits``;
+    unknown keys and bad values are refused with the field's name."""
+    c = GuardConfig.from_dict({**GuardConfig().to_dict(), "extra": {"members": 3, "proj_bits": 4}})
+    assert (c.members, c.proj_bits) == (3, 4)
+    assert GuardConfig.from_dict(c.to_dict()) == c
+    with pytest.raises(ValueError, match="bogus"):
+        GuardConfig.from_dict({"bogus": 1})
+    with pytest.raises(ValueError, match="members"):
+        GuardConfig(members=0)
+    with pytest.raises(ValueError, match="proj_bits"):
+        GuardConfig(proj_bits=16)

@@ -105,7 +105,7 @@ def test_quantised_head_round_trip_and_export(tmp_path):
         q.load_state_dict(head.state_dict())
         q.quantize_projection(4)
         q_risk = torch.sigmoid(q(x, p)[0])
-    assert head.projection_bits is None and q.projection_bits == 4 and "projection_bits" not in cfg.extra
+    assert head.projection_bits is None and q.projection_bits == 4 and cfg.proj_bits is None
     assert 0 < float((q_risk - float_risk).abs().max()) < 0.1
     save_head(q, tmp_path / "h.pt")
     back = load_head(tmp_path / "h.pt")

@@ -19,12 +19,14 @@ from engines.bandits.config import (
 )
 from engines.bandits.envs import apply_phi, true_params
 from engines.bandits.experiments import (
+                                    MAX_HORIZON,
                                     PRESETS,
                                     SweepResult,
                                     loglog_slope,
                                     preset_config,
                                     sweep,
                                     sweep_T,
+                                    sweep_within_budget,
 )
 from engines.bandits.simulate import SimResult, estimate_seconds, simulate
 
@@ -32,4 +34,5 @@ __all__ = [
     "BASE_ALGORITHMS", "DELAYS", "MAPPINGS", "MODES", "PRESETS", "SimConfig", "SimResult",
     "SweepResult", "apply_phi", "estimate_seconds", "loglog_slope", "parse_algorithm",
     "post_dim", "preset_config", "simulate", "sweep", "sweep_T", "true_params",
+    "MAX_HORIZON", "sweep_within_budget",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engines.bandits.config import BASE_ALGORITHMS, SimConfig
-from engines.bandits.simulate import SimResult, simulate
+from engines.bandits.simulate import SimResult, estimate_seconds, simulate
 from engines.common.errors import InputError
 
 PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")
@@ -135,6 +135,39 @@ def sweep_T(cfg: SimConfig, Ts: Sequence[int] | None = None) -> SweepResult:
     mean = {a: v[:, idx].mean(0) for a, v in res.regret.items()}
     std = {a: v[:, idx].std(0) for a, v in res.regret.items()}
     return SweepResult("T", [float(t) for t in Ts], mean, std, res.seconds, [res])
+
+
+MAX_HORIZON = 200_000  # longest horizon a sweep over T accepts (rounds)
+
+
+def sweep_within_budget(cfg: SimConfig, param: str, values: Sequence[float],
+                        progress: Callable[[float, str], None] | None = None) -> SweepResult:
+    """:func:`sweep_T` (``param == "T"``) or :func:`sweep`, refused with :class:`InputError` before
+    any work when the estimated run time (:func:`estimate_seconds`) exceeds ``cfg.max_seconds``, a
+    horizon lies outside 1..``MAX_HORIZON``, or the delay budget is swept without adversarial delay.
+
+    >>> sweep_within_budget(SimConfig(T=40, n_seeds=2, algorithms=("MaxInP",)), "T", [10, 40]).values
+    [10.0, 40.0]
+    """
+    vals = [float(v) for v in values]
+    if not vals:
+        raise InputError("give at least one value to sweep")
+    if param == "T":
+        if max(vals) > MAX_HORIZON or min(vals) < 1:
+            raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")
+        cfg = dataclasses.replace(cfg, T=int(max(vals)))
+        est = estimate_seconds(cfg)
+        if est > cfg.max_seconds:
+            raise InputError(f"the longest horizon would take about {est / 60:.0f} min; lower it")
+        return sweep_T(cfg, [int(v) for v in vals])
+    if param == "delay_budget" and cfg.delay != "strategic":
+        raise InputError("the delay budget only acts with the adversarial ('strategic') delay")
+    total = sum(estimate_seconds(dataclasses.replace(
+        cfg, **{param: int(v) if param != "delay_std" else v})) for v in vals)
+    if total > cfg.max_seconds:
+        raise InputError(f"this sweep would take about {total / 60:.0f} min; use fewer values, "
+                         "seeds or rounds, or mode 'fast'")
+    return sweep(cfg, param, vals, progress=progress)
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:

@@ -6,6 +6,19 @@ from engines.common.device import get_device
 from engines.common.errors import BackboneUnavailable, InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR, CACHE_DIR, REPO_ROOT
 
+# the backbone and environment helpers import torch / onnxruntime: loaded on first use
+_LAZY = {"gguf_path": "engines.common.backbone", "load_backbone": "engines.common.backbone",
+         "online_host": "engines.common.backbone", "environment_report": "engines.common.environment"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'engines.common' has no attribute {name!r}")
+
+
 __all__ = [
     "ASSETS_DIR",
     "BackboneUnavailable",
@@ -13,5 +26,9 @@ __all__ = [
     "InputError",
     "REPO_ROOT",
     "ShowcaseError",
+    "environment_report",
     "get_device",
+    "gguf_path",
+    "load_backbone",
+    "online_host",
 ]

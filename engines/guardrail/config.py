@@ -1,7 +1,7 @@
 """Configuration of the streaming guardrail (one dataclass, lerobot style)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, fields
 
 
 @dataclass
@@ -22,6 +22,13 @@ class GuardConfig:
         max_prompt_chars: longest prompt accepted, in characters.
         max_prompt_tokens: the user text is cut to this many tokens before the chat template.
         max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters.
+        members: heads folded into this one by :func:`engines.guardrail.head.merge_heads` (their
+            widths stacked as block-diagonal groups; the risk logit is their mean); 1 for a plain head.
+        proj_bits: bits per projection weight once block-quantised
+            (:meth:`SLDHead.quantize_projection`); None for float weights.
+
+    >>> GuardConfig(members=3, proj_bits=4).members
+    3
     """
 
     # --- backbone taps ---
@@ -40,7 +47,9 @@ class GuardConfig:
     max_prompt_chars: int = 4000
     max_prompt_tokens: int = 256
     max_response_chars: int = 8000
-    extra: dict = field(default_factory=dict)
+    # --- folded ensemble and weight format ---
+    members: int = 1
+    proj_bits: int | None = None
 
     def __post_init__(self) -> None:
         self.layers = tuple(int(x) for x in self.layers)
@@ -56,6 +65,21 @@ class GuardConfig:
             raise ValueError(f"threshold={self.threshold}: must be strictly between 0 and 1")
         if int(self.patience) < 1:
             raise ValueError(f"patience={self.patience}: must be at least 1 token")
+        if int(self.members) < 1:
+            raise ValueError(f"members={self.members}: a head folds at least 1 member")
+        if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
+            raise ValueError(f"proj_bits={self.proj_bits}: use None (float) or 2..8 bits")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> GuardConfig:
+        """Read :meth:`to_dict`'s form; a saved head's ``extra`` entry (``members``, ``proj_bits``)
+        is read into the typed fields. Unknown keys raise ValueError naming them."""
+        d = dict(d)
+        legacy = d.pop("extra", None) or {}
+        unknown = (set(d) | set(legacy)) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown GuardConfig fields {sorted(unknown)}; remove them")
+        return cls(**{**d, **legacy})
 
     @property
     def in_dim(self) -> int:

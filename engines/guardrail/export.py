@@ -42,7 +42,7 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     if not p.is_file():
         raise InputError(f"guardrail head not found at {p}: run scripts/guardrail_train.py")
     blob = torch.load(str(p), map_location=device, weights_only=True)
-    head = SLDHead(GuardConfig(**blob["config"]))
+    head = SLDHead(GuardConfig.from_dict(blob["config"]))
     head.load_state_dict(blob["state_dict"])
     return head.to(device).eval()
 
@@ -92,7 +92,7 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     """Export the per-token step (taps, state -> risk, response prob, state) and the prompt
     initialiser (prompt taps -> state) to ONNX, with a dynamic batch axis, and the block step
     (:func:`export_block_onnx`, written beside them). A merged ensemble
-    (``cfg.extra["members"] > 1``) exports its step as :class:`GroupedStepModule`, without the
+    (``cfg.members > 1``) exports its step as :class:`GroupedStepModule`, without the
     off-block zeros; a head with block-quantised projection weights (:meth:`SLDHead.quantize_projection`)
     stores them as ``com.microsoft.MatMulNBits`` codes in every graph (same maths as its torch path).
     Returns the step's and the initialiser's paths."""
@@ -105,7 +105,7 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
     s = torch.zeros(1, cfg.state_dim)
     step_path, init_path = folder / STEP_ONNX, folder / INIT_ONNX
     with torch.no_grad():
-        step = GroupedStepModule(head) if int(cfg.extra.get("members", 1)) > 1 else StepModule(head)
+        step = GroupedStepModule(head) if cfg.members > 1 else StepModule(head)
         torch.onnx.export(step.eval(), (x, s), str(step_path), input_names=["taps", "state"],
                           output_names=["risk", "response", "state_out"], opset_version=OPSET,
                           dynamic_axes={"taps": {0: "batch"}, "state": {0: "batch"}, "risk": {0: "batch"},

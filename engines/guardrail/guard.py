@@ -106,7 +106,7 @@ class Guardrail:
         self.asset_dir = asset_dir
         self._step_sess = self._init_sess = self._block_sess = None
         # a merged ensemble steps without its off-block zeros (same outputs as head.step)
-        self._torch_step = GroupedStepModule(head).eval() if int(cfg.extra.get("members", 1)) > 1 else head.step
+        self._torch_step = GroupedStepModule(head).eval() if cfg.members > 1 else head.step
         self._torch_block = BlockStepModule(head).eval() if backend == "torch" else None
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
@@ -309,10 +309,9 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
                 "projection_bits": None}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
-    cfg = blob["config"]
-    extra = cfg.get("extra", {})
-    return {"threshold": float(cfg["threshold"]), "patience": int(cfg["patience"]), "layers": list(cfg["layers"]),
-            "members": int(extra.get("members", 1)), "projection_bits": extra.get("proj_bits"),
+    cfg = GuardConfig.from_dict(blob["config"])
+    return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
+            "members": int(cfg.members), "projection_bits": cfg.proj_bits,
             "params": int(sum(t.numel() for t in blob["state_dict"].values()))}
 
 

@@ -62,8 +62,7 @@ class SLDHead(nn.Module):
     @property
     def projection_bits(self) -> int | None:
         """Bits per projection weight when block-quantised (:meth:`quantize_projection`), else None."""
-        bits = self.cfg.extra.get("proj_bits")
-        return int(bits) if bits else None
+        return int(self.cfg.proj_bits) if self.cfg.proj_bits else None
 
     @torch.no_grad()
     def quantize_projection(self, bits: int = BITS) -> SLDHead:
@@ -73,7 +72,7 @@ class SLDHead(nn.Module):
         The GRU stays float: its 4-bit ``MatMulNBits`` (K = 384, folded with its zero blocks) was slower
         than the float grouped matmul. Returns ``self``."""
         self.proj.weight.copy_(snap_to_grid(self.proj.weight, bits))
-        self.cfg = replace(self.cfg, extra={**self.cfg.extra, "proj_bits": int(bits)})  # never a shared config
+        self.cfg = replace(self.cfg, proj_bits=int(bits))  # never a shared config
         return self
 
     def __repr__(self) -> str:
@@ -176,7 +175,7 @@ class GroupedStepModule(StepModule):
 
     def __init__(self, head: SLDHead) -> None:
         super().__init__(head)
-        k = int(head.cfg.extra.get("members", 1))
+        k = int(head.cfg.members)
         self.k, S, P = k, head.cfg.state_dim // k, head.cfg.proj_dim // k
         self.S, self.P = S, P
         g = head.gru
@@ -372,11 +371,10 @@ def merge_heads(heads: list[SLDHead]) -> SLDHead:
         if (h.cfg.layers, h.cfg.hidden_size, h.cfg.proj_dim, h.cfg.state_dim, h.cfg.prompt_init) != \
                 (c.layers, c.hidden_size, P, S, c.prompt_init):
             raise ValueError("merge_heads needs heads with the same layers, widths and prompt_init")
-    members = k * int(c.extra.get("members", 1))  # merging merged heads nests the blocks the same way
+    members = k * int(c.members)  # merging merged heads nests the blocks the same way
     # the merged head is float; quantize_projection() it afterwards (members' grids are not kept)
     m = SLDHead(GuardConfig(**{**c.to_dict(), "proj_dim": k * P, "state_dim": k * S,
-                               "extra": {**{k_: v for k_, v in c.extra.items() if k_ != "proj_bits"},
-                                         "members": members}})).to(heads[0].proj.weight)
+                               "proj_bits": None, "members": members})).to(heads[0].proj.weight)
     for n in m.norms:
         n.weight.fill_(1.0)
         n.bias.zero_()

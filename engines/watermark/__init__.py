@@ -16,13 +16,24 @@ from engines.watermark.core import (
     verify,
 )
 from engines.watermark.errors import ImageFormatError, KeyInputError, MessageError
+from engines.watermark.evaluate import rotation_sweep
 from engines.watermark.image import (
+    ATTACKS,
+    EXAMPLES,
+    attack,
+    example_path,
+    load_example,
+    matrix_to_euler,
+    prepare_panorama,
     random_rotation,
     rotate_equirect,
     rotate_equirect_matrix,
 )
+from engines.watermark.payload import text_capacity
 
 __all__ = [
+    "ATTACKS", "EXAMPLES", "attack", "example_path", "load_example", "matrix_to_euler", "prepare_panorama", "rotation_sweep",
+    "text_capacity",
     "Carriers", "EmbedResult", "ImageFormatError", "KeyInputError", "MessageError", "Verifier",
     "VerifyResult", "WatermarkConfig", "bit_accuracy", "carriers_for", "embed", "random_rotation",
     "rotate_equirect", "rotate_equirect_matrix", "verify",

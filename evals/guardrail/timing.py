@@ -57,12 +57,12 @@ def floor_graphs(folder: Path) -> list[Path]:
     from engines.guardrail.head import SLDHead, merge_heads
 
     shipped = load_head(ASSETS_DIR / "guardrail" / "sld_head.pt").cfg
-    k = int(shipped.extra.get("members", 1))
-    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "extra": {}})
+    k = int(shipped.members)
+    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "members": 1, "proj_bits": None})
     torch.manual_seed(0)
     tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)])
-    if shipped.extra.get("proj_bits"):
-        tiny = tiny.quantize_projection(int(shipped.extra["proj_bits"]))
+    if shipped.proj_bits:
+        tiny = tiny.quantize_projection(int(shipped.proj_bits))
     step, _ = export_onnx(tiny, folder / "narrow")
     narrow = folder / "narrow_8wide_step.onnx"
     step.rename(narrow)
