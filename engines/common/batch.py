@@ -1,0 +1,268 @@
+"""One batch runner for every engine's command line: progress bar, optional Ray fan-out, one
+retry, a summary and the exit status.
+
+A batch is a list of :class:`Item` (a name and a picklable payload, e.g. a file's bytes) and a
+module-level function ``work(payload, *args)``. Each item is one call (one Ray task under
+``--ray``), so a bad file costs only itself:
+
+* :class:`InputError` (bad input: not an image, not Python, ...) is final. ``work`` never sees
+  such an item twice; it is reported as failed with its message.
+* Any other exception (a crashed worker, a lost node, an out-of-memory kill) is retried once,
+  then reported. Under Ray this is the task's own ``max_retries=1`` and
+  ``retry_exceptions=True``; in one process the same rule is applied by hand.
+
+Results come back in item order whatever order the tasks finish in, and the same ``work`` runs
+in both modes, so a Ray run and a one-process run give the same outputs.
+
+Ray: ``address=None`` runs in this process; ``"local"`` starts a Ray instance inside the command
+(``num_cpus`` workers, no dashboard) and stops it at the end; anything else (``"auto"``,
+``"ray://host:10001"``, ``"host:6379"``) joins that cluster. The payload travels with the task,
+so workers need the package installed but no shared file system. A Ray session that is already
+running in the process (a test's, a notebook's) is reused and left running.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engines.common.errors import InputError
+
+#: ``--ray`` given without an address (and no RAY_ADDRESS): start Ray inside the command.
+LOCAL = "local"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of work: ``name`` for reports (a file name, ``"C=10 seed 3"``) and its payload.
+
+    With ``path`` set, the payload is that file's bytes, read by the driver just before the item
+    is sent (so only the files in flight are held in memory; an unreadable file fails alone).
+    """
+
+    name: str
+    payload: Any = None
+    path: Path | None = None
+
+    def load(self) -> Any:
+        if self.path is None:
+            return self.payload
+        try:
+            size = self.path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                return _Unreadable(f"{size / 2**20:.0f} MiB; files over {MAX_FILE_BYTES // 2**20} MiB are skipped")
+            return self.path.read_bytes()
+        except OSError as exc:
+            return _Unreadable(f"cannot read the file ({exc.strerror or type(exc).__name__})")
+
+
+#: Larger files are reported and skipped rather than read.
+MAX_FILE_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True)
+class _Unreadable:
+    reason: str
+
+
+def files_in(path: Path, suffixes: Sequence[str], recursive: bool = False) -> list[Path]:
+    """The files under ``path`` (or ``path`` itself) whose suffix is in ``suffixes`` (lower
+    case), sorted; hidden files and folders are left out. Raises InputError when ``path`` does
+    not exist or holds no such file."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError(f"no such file or folder: {path}")
+    it = path.rglob("*") if recursive else path.iterdir()
+    found = sorted(f for f in it if f.is_file() and f.suffix.lower() in suffixes
+                   and not any(part.startswith(".") for part in f.relative_to(path).parts))
+    if not found:
+        raise InputError(f"{path} holds no {'/'.join(suffixes)} files")
+    return found
+
+
+@dataclass
+class Outcome:
+    """What became of one item: ``value`` when ``ok``, else ``error`` (one line) and ``kind``
+    ("input" for bad input, "crash" for anything else, after the retry)."""
+
+    name: str
+    ok: bool
+    value: Any = None
+    error: str = ""
+    kind: str = ""
+    attempts: int = 1
+
+
+@dataclass
+class Report:
+    """Every item's :class:`Outcome` in item order, and how the batch ran."""
+
+    outcomes: list[Outcome]
+    seconds: float
+    runner: str
+    workers: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.ok]
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    def summary(self, noun: str = "item") -> str:
+        """A few lines: counts, time, throughput, and one line per failed item."""
+        n, bad = len(self.outcomes), self.failed
+        rate = n / self.seconds if self.seconds > 0 else float("inf")
+        head = (f"{n} {noun}{'s' if n != 1 else ''}: {n - len(bad)} done, {len(bad)} failed "
+                f"in {self.seconds:.1f} s ({rate:.2f} {noun}s/s; {self.runner}, {self.workers} "
+                f"worker{'s' if self.workers != 1 else ''})")
+        lines = [head]
+        lines += [f"  FAILED {o.name}: {o.error}" for o in bad]
+        lines += [f"  note: {s}" for s in self.notes]
+        return "\n".join(lines)
+
+
+def ray_address(flag: str | None) -> str | None:
+    """The Ray target of a ``--ray [ADDRESS]`` flag: None (no Ray), an address, or ``LOCAL``.
+
+    ``--ray`` without an address joins ``$RAY_ADDRESS`` when it is set, else starts Ray locally.
+
+    >>> ray_address(None) is None, ray_address("ray://head:10001")
+    (True, 'ray://head:10001')
+    """
+    if flag is None:
+        return None
+    if flag == LOCAL:
+        return os.environ.get("RAY_ADDRESS") or LOCAL
+    return flag
+
+
+def add_ray_arguments(parser) -> None:
+    """``--ray [ADDRESS]`` and ``--workers N`` on an argparse (sub)parser."""
+    parser.add_argument("--ray", nargs="?", const=LOCAL, default=None, metavar="ADDRESS",
+                        help="run one Ray task per item: no address starts Ray inside the command "
+                             "(or joins $RAY_ADDRESS), an address (auto, ray://host:10001) joins "
+                             "that cluster")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="CPUs of the Ray started inside the command (default: all)")
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
+
+
+def _call(work: Callable, payload: Any, *args: Any) -> tuple[bool, Any]:
+    """Run one item; bad input comes back as (False, message) instead of raising, so neither Ray
+    nor the local loop retries it. Anything else propagates (and is retried once)."""
+    if isinstance(payload, _Unreadable):
+        return False, payload.reason
+    try:
+        return True, work(payload, *args)
+    except InputError as exc:
+        return False, str(exc)
+
+
+def _progress(total: int, desc: str, show: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="item", file=sys.stderr, disable=not show, dynamic_ncols=True)
+
+
+def _local(work: Callable, items: Sequence[Item], args: tuple, bar) -> list[Outcome]:
+    out = []
+    for it in items:
+        for attempt in (1, 2):
+            try:
+                ok, val = _call(work, it.load(), *args)
+                out.append(Outcome(it.name, True, val, attempts=attempt) if ok else
+                           Outcome(it.name, False, error=val, kind="input", attempts=attempt))
+                break
+            except Exception as exc:  # noqa: BLE001 - reported per item, after one retry
+                if attempt == 2:
+                    out.append(Outcome(it.name, False, error=_one_line(exc), kind="crash", attempts=2))
+        bar.update(1)
+    return out
+
+
+def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
+    """(ray module, whether we started it). Reuses a session already open in this process."""
+    import ray
+
+    if ray.is_initialized():
+        return ray, False
+    kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                          "logging_level": "ERROR", "configure_logging": True}
+    if address == LOCAL:
+        ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
+    else:
+        ray.init(address=address, **kw)
+    return ray, True
+
+
+def _ray(work: Callable, items: Sequence[Item], args: tuple, bar, address: str,
+         workers: int | None) -> tuple[list[Outcome], int]:
+    ray, started = _ray_start(address, workers)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=True)(_call)
+        shared = [ray.put(a) for a in args]  # stored once; Ray resolves top-level refs in the task
+        n = int(ray.cluster_resources().get("CPU", 1))
+        window = max(2, 4 * n)  # tasks in flight: keeps every worker busy, bounds driver memory
+        out: list[Outcome | None] = [None] * len(items)
+        index: dict[Any, int] = {}
+        pending: list[Any] = []
+        nxt = 0
+        while nxt < len(items) or pending:
+            while nxt < len(items) and len(pending) < window:
+                ref = task.remote(work, items[nxt].load(), *shared)
+                index[ref], nxt = nxt, nxt + 1
+                pending.append(ref)
+            done, pending = ray.wait(pending, num_returns=1)
+            for r in done:
+                i = index.pop(r)
+                name = items[i].name
+                try:
+                    ok, val = ray.get(r)
+                    out[i] = (Outcome(name, True, val) if ok else
+                              Outcome(name, False, error=val, kind="input"))
+                except Exception as exc:  # noqa: BLE001 - RayTaskError after the retry, lost worker, ...
+                    cause = getattr(exc, "cause", None) or exc
+                    out[i] = Outcome(name, False, error=_one_line(cause), kind="crash", attempts=2)
+                bar.update(1)
+        return out, n
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: str | None = None,
+              workers: int | None = None, desc: str = "items", progress: bool = True) -> Report:
+    """Run ``work(item.payload, *args)`` for every item; see the module docstring for the rules.
+
+    ``work`` must be a module-level function (Ray ships it by reference); ``args`` are shared by
+    every item (sent to the object store once under Ray). ``ray`` is a :func:`ray_address`
+    result. ``progress`` draws a tqdm bar on stderr.
+
+    >>> def double(x): return 2 * x
+    >>> r = run_batch(double, [Item("a", 1), Item("b", 2)], progress=False)
+    >>> [o.value for o in r.outcomes], r.runner
+    ([2, 4], 'one process')
+    """
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers {workers}: give at least 1")
+    t0 = time.perf_counter()
+    with _progress(len(items), desc, progress) as bar:
+        if ray is None:
+            outcomes, runner, n = _local(work, items, args, bar), "one process", 1
+        else:
+            outcomes, n = _ray(work, items, args, bar, ray, workers)
+            runner = "Ray local" if ray == LOCAL else f"Ray at {ray}"
+    return Report(outcomes, time.perf_counter() - t0, runner, n)

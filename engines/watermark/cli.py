@@ -1,0 +1,154 @@
+"""Batch commands of the panorama watermark (``python -m engines.watermark``).
+
+``embed IN_DIR OUT_DIR --key K --message TEXT [--bits N] [--fit refuse|pad|resize] [--ray [ADDRESS]]``
+    writes ``OUT_DIR/<name>.png`` for every panorama in IN_DIR and ``OUT_DIR/report.csv``
+    (file, psnr in dB, ssim, bits, min_margin, seconds, error; one row per input file).
+``verify DIR --key K [--bits N] [--ray [ADDRESS]] [--json]``
+    one line per image; with ``--json`` one JSON object per line (file, detected, message,
+    p_value, z, threshold, bits_hex, seconds; ``error`` for a file that could not be read).
+
+Both read PNG/JPEG/WebP/BMP/TIFF files (not recursively), draw a progress bar on stderr and end
+with a summary; a bad file is reported there and skipped. Exit status: 0 every file was
+processed, 1 at least one file failed, 2 bad usage. Verification failing to detect a watermark
+is a result, not a failure. One Ray task per file under ``--ray`` (see ``engines.common.batch``).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from engines.common.batch import (
+    Item,
+    Report,
+    add_ray_arguments,
+    files_in,
+    ray_address,
+    run_batch,
+)
+from engines.common.errors import InputError
+from engines.watermark.core import WatermarkConfig, embed, verify
+from engines.watermark.image import prepare_panorama
+
+SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
+FITS = ("refuse", "pad", "resize")
+
+
+def _image(data: bytes, fit: str) -> tuple[np.ndarray, list[str]]:
+    """A panorama from a file's bytes (prepare_panorama's checks; wide images downscaled to 2048)."""
+    return prepare_panorama(io.BytesIO(data), fit=fit)
+
+
+def embed_one(data: bytes, message: str, key: str, bits: int, fit: str) -> dict:
+    """Embed ``message`` into one image file's bytes; returns the PNG bytes and the measures."""
+    from PIL import Image
+
+    img, notes = _image(data, fit)
+    res = embed(img, message, key=key, config=WatermarkConfig(bits=bits))
+    buf = io.BytesIO()
+    Image.fromarray(res.image).save(buf, format="PNG")
+    return {"png": buf.getvalue(), "psnr": res.psnr, "ssim": res.ssim, "bits": len(res.bits),
+            "min_margin": res.min_margin, "seconds": res.seconds, "notes": notes + res.notes}
+
+
+def verify_one(data: bytes, key: str, bits: int) -> dict:
+    """Verify one image file's bytes under ``key``: the fields of the JSON line."""
+    img, notes = _image(data, "refuse")
+    v = verify(img, key=key, config=WatermarkConfig(bits=bits))
+    return {"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": float(v.z),
+            "threshold": float(v.threshold), "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(),
+            "seconds": float(v.seconds), "notes": notes}
+
+
+def _items(directory: str) -> list[Item]:
+    return [Item(f.name, path=f) for f in files_in(Path(directory), SUFFIXES)]
+
+
+def _out_name(name: str, taken: set[str]) -> str:
+    """``<stem>.png``; a second input with the same stem (a.jpg next to a.png) gets ``<name>.png``."""
+    out = Path(name).stem + ".png"
+    return name + ".png" if out in taken else out
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    items = _items(args.in_dir)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rep = run_batch(embed_one, items, (args.message, args.key, args.bits, args.fit), ray=ray_address(args.ray),
+                    workers=args.workers, desc="embed", progress=not args.quiet)
+    taken: set[str] = set()
+    with open(out_dir / "report.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "output", "psnr", "ssim", "bits", "min_margin", "seconds", "error"])
+        for o in rep.outcomes:
+            if not o.ok:
+                w.writerow([o.name, "", "", "", "", "", "", o.error])
+                continue
+            name = _out_name(o.name, taken)
+            taken.add(name)
+            (out_dir / name).write_bytes(o.value["png"])
+            v = o.value
+            w.writerow([o.name, name, f"{v['psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"], f"{v['min_margin']:.4f}",
+                        f"{v['seconds']:.2f}", "; ".join(v["notes"])])
+    return _finish(rep, f"report: {out_dir / 'report.csv'}", args.quiet)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    items = _items(args.dir)
+    rep = run_batch(verify_one, items, (args.key, args.bits), ray=ray_address(args.ray), workers=args.workers,
+                    desc="verify", progress=not args.quiet)
+    for o in rep.outcomes:
+        if args.json:
+            row = {"file": o.name, **o.value} if o.ok else {
+                "file": o.name, "detected": None, "message": None, "p_value": None, "error": o.error}
+            print(json.dumps(row), flush=True)
+        elif o.ok:
+            v = o.value
+            state = "DETECTED" if v["detected"] else "not detected"
+            msg = f", message {v['message']!r}" if v["message"] is not None else ""
+            print(f"{o.name}: {state} (z {v['z']:.2f}, threshold {v['threshold']:.2f}, "
+                  f"p <= {v['p_value']:.2g}){msg}")
+    return _finish(rep, "", args.quiet)
+
+
+def _finish(rep: Report, extra: str, quiet: bool) -> int:
+    print(rep.summary("file") + (f"\n{extra}" if extra else ""), file=sys.stderr)
+    return 1 if rep.failed else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m engines.watermark",
+                                 description="Embed or verify the bispectrum watermark on folders of panoramas.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    em = sub.add_parser("embed", help="watermark every panorama of IN_DIR into OUT_DIR (PNG) with a CSV report")
+    em.add_argument("in_dir")
+    em.add_argument("out_dir")
+    em.add_argument("--message", required=True, help="text to embed (64 bits hold 6 bytes; see --bits)")
+    em.add_argument("--fit", choices=FITS, default="refuse",
+                    help="what to do with an image that is not 2:1 (refuse = report and skip it)")
+    ve = sub.add_parser("verify", help="blind verification of every image of DIR under a key")
+    ve.add_argument("dir")
+    ve.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
+    for p in (em, ve):
+        p.add_argument("--key", required=True, help="the secret key (any text)")
+        p.add_argument("--bits", type=int, default=64, help="payload bits: 64, 128 or 256 (same at both ends)")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_ray_arguments(p)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        WatermarkConfig(bits=args.bits)
+        if not args.key:
+            raise InputError("--key is empty")
+        return cmd_embed(args) if args.cmd == "embed" else cmd_verify(args)
+    except (InputError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
