@@ -15,60 +15,15 @@ Baselines in the same run: bandit alone (default rules; score = max severity x c
 ``ruff check --select S`` (score = number of findings), our analysers (the label sources:
 filtered bandit + taint + API rules; named "filtered bandit + taint" in the JSON), and a program-level classifier (same encoder, file labels only).
 
-``--variant d``: the fresh held-out variant written blind after development
-(evals/codeprm/heldout_d.py). Same embedding as variant c: each pair of test.jsonl keeps its
-host (the same test-package chunk, or standalone), its pair id and its CWE family; the variant-c
-template is taken out of the host and the variant-d template of that family is injected instead
-(evals/codeprm/dataset.py's ``injected``/``make_item``, seeded). Same metrics; the
-CyberSecEval part does not depend on the template variant and is skipped.
+``--variant X``: a held-out set of ``evals/codeprm/registry.py`` (``registry.SETS``) embedded in
+the same test hosts: each pair of test.jsonl keeps its host (the same test-package chunk, or
+standalone), its pair id and its CWE family; the variant-c template is taken out of the host and
+every template of that family in set X is injected instead (``evals.codeprm.embed``, seeded by
+the set's ``eval_seed``). Same metrics; CyberSecEval does not depend on the template and is
+skipped. Results go to ``benchmarks/results/codeprm_heldout.json`` under key X; the JSON also
+holds, per template, the share of vulnerable and of fixed twins each method flags.
 
-``--variant e``: the final blind test variant (evals/codeprm/heldout_e.py), written with the
-validation variant v before any training on the broadened corpus, evaluated once at the end;
-same hosts and embedding as d (another seed).
-
-``--variant f`` / ``--variant h``: the blind variants f/g and h/i (evals/codeprm/heldout_f.py,
-heldout_h.py), each written by an independent author who did not see the analysers or the
-model; both templates of each family are injected in every test host (520 pairs). f/g was the
-blind test of 2026-12-01's first round (one run, then validation data); h/i is the blind test of
-the current system. The JSON also holds, per template, the share of vulnerable and of fixed
-twins each method flags.
-
-    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant d
-    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant e
-    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant h
-
-``--variant j``: variants j and k (heldout_j.py), a second blind test of the round-2 system by a
-third independent author, in the style of f/g (common and less common APIs mixed).
-``--variant l``: variants l and m (heldout_l.py), by a fourth independent author in the same
-style: the blind test of the round-3 system.
-``--variant n``: variants n and o (heldout_n.py), by a fifth independent author in the same
-style: the blind test of the round-4 system.
-``--variant p``: variants p and q (heldout_p.py), by a sixth independent author in the same
-style: a second blind test of the same frozen round-4 system (nothing changed between the two).
-``--variant r``: variants r and s (heldout_r.py), by a seventh independent author in the same
-style: the blind test of the round-5 system.
-``--variant t``: variants t and u (heldout_t.py), by an eighth independent author in the same
-style: a second blind test of the round-5 system.
-``--variant w``: variants w and x (heldout_w.py), by a ninth independent author in the same
-style: the blind test of the round-6 system.
-``--variant y``: variants y and z (heldout_y.py), by a tenth independent author in the same
-style: the blind test of the round-7 system.
-``--variant aa``: variants aa and ab (heldout_aa.py), by an eleventh independent author in the
-same style: the blind test of the round-8 system.
-``--variant ac``: variants ac and ad (heldout_ac.py), by a twelfth independent author in the
-same style: the blind test of the round-9 system.
-``--variant ae`` / ``ag`` / ``ai``: variants ae/af, ag/ah and ai/aj (heldout_ae/ag/ai.py), the
-"realistic" protocol: three more independent authors, each asked for the code a coding assistant
-typically writes in one domain (web apps and APIs; internal tools, scripts and pipelines; a mix),
-with no instruction to differ from earlier variants, none of which they saw. Blind tests of the
-same frozen round-9 system, each evaluated once.
-``--variant ak`` / ``am``: the blind tests of the round-10 system, one per protocol: ak/al (novelty:
-APIs and shapes that differ from every earlier variant, the author read those) and am/an
-(realistic: typical backend-service and integration code, the author saw no earlier variant).
-``--variant ao`` / ``aq``: the blind tests of the round-11 system: ao/ap (realistic: data, ML and
-scientific Python, desktop and CLI apps) and aq/ar (novelty).
-``--variant as`` / ``au``: the blind tests of the round-12 system: as/at (realistic: e-commerce and
-SaaS product features) and au/av (novelty).
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_eval.py --variant as
 """
 from __future__ import annotations
 
@@ -201,8 +156,8 @@ def main() -> None:
     ap.add_argument("--data", default="data/codeprm")
     ap.add_argument("--out", default=None, help="default benchmarks/results/codeprm_eval.json (c) or codeprm_heldout.json (the held-out sets, one key each)")
     ap.add_argument("--variant", choices=["c", *(x.name for x in registry.SETS if x.eval_seed is not None)], default="c",
-                    help="c: data/codeprm/test.jsonl; d / e / f / h / j: the held-out variants in the same hosts "
-                         "(f = f/g of heldout_f.py, h = h/i, j = j/k, l = l/m of heldout_h/j/l.py)")
+                    help="c: data/codeprm/test.jsonl; otherwise a held-out set of evals/codeprm/registry.py "
+                         "embedded in the same hosts")
     args = ap.parse_args()
     results = Path(__file__).resolve().parent / "results"
     args.out = Path(args.out) if args.out else results / ("codeprm_eval.json" if args.variant == "c" else "codeprm_heldout.json")

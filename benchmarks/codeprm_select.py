@@ -1,9 +1,8 @@
-"""Model selection for codeprm on VALIDATION data only: the val split + the blind variant "v".
+"""Model selection for codeprm on VALIDATION data only: the val split + the held-out variant "v".
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/codeprm_select.py OLD_ASSETS NEW_ASSETS
 
-The variants in ``VALIDATION`` (e, f/g, h/i, j/k, l/m, n/o, p/q, r/s, t/u, w/x, y/z, aa/ab, ac/ad, ak/al, aq/ar and the realistic ae/af, ag/ah, ai/aj, am/an, ao/ap: each a blind test once, evaluated once, seen
-since) are embedded the same way in the val hosts and reported beside v.
+The sets with role "validation" in ``evals/codeprm/registry.py`` (``VALIDATION``) are embedded the same way in the val hosts and reported beside v.
 
 Variant v (evals/codeprm/heldout_v.py) is embedded like the test variants: each vulnerable /
 fixed pair of data/codeprm/val.jsonl (variant b, val-package hosts or standalone) keeps its host
@@ -11,7 +10,7 @@ and family, and the variant-b template is swapped for the variant-v template of 
 (benchmarks/codeprm_eval.py ``variant_items``, seed 20261199). For each asset folder it reports,
 model alone and fused with the analysers (each at its own calibrated threshold): val-split file
 AUROC, v file AUROC, v pair accuracy and v prefix-50 % AUROC. The new assets are shipped only
-if they beat the old ones here. Test data (the test split's hosts, variants c, d and the next blind variant) is never read.
+if they beat the old ones here. Test data (the test split's hosts, variants c, d and the sets with role "test") is never read.
 """
 from __future__ import annotations
 
