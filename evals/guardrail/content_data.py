@@ -1,6 +1,6 @@
 """Build the content-labelled guardrail data and its hidden-state cache (issue #22, items 2-3).
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python -m evals.guardrail.content_data
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python -m evals.guardrail.content_data
 
 Writes under ``data/guardrail_v2/`` (git-ignored):
 

@@ -1,6 +1,6 @@
 """Write the replies to be labelled by reading into chunk files, with a heuristic proposal each.
 
-    PYTHONPATH=. .venv/bin/python -m evals.guardrail.label_chunks --out <folder>
+    .venv/bin/python -m evals.guardrail.label_chunks --out <folder>
 
 Reads ``data/guardrail_v2/records.jsonl`` (written by :mod:`evals.guardrail.content_data`) and
 writes, under ``--out``:

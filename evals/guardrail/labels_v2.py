@@ -1,6 +1,6 @@
 """Merge the read-by-people content labels, measure agreement, write the committed label file.
 
-    PYTHONPATH=. .venv/bin/python -m evals.guardrail.labels_v2 --labels <folder> [--apply]
+    .venv/bin/python -m evals.guardrail.labels_v2 --labels <folder> [--apply]
 
 Reads, under ``--labels`` (the folder of the chunk files, see :mod:`evals.guardrail.label_chunks`):
 
