@@ -20,6 +20,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")
 import gradio as gr  # noqa: E402
 
 from demos.ui import APP_CSS  # noqa: E402  (after the env set-up above)
+from demos.ui import guard_inputs  # noqa: E402
 
 log = logging.getLogger("showcase")
 
@@ -47,22 +48,30 @@ def available_tabs() -> list[tuple[str, object]]:
     return tabs
 
 
+#: Per-request files (uploads, CSV and JSON outputs) live in Gradio's cache: every 10 minutes, those
+#: older than an hour are deleted (and all of them when the server stops).
+DELETE_CACHE = (600, 3600)
+#: Largest upload accepted; a 2048 x 1024 PNG panorama is about 6 MB.
+MAX_UPLOAD = "20mb"
+
+
 def build_app() -> gr.Blocks:
-    """Build the multi-tab Blocks app."""
-    with gr.Blocks(title="ICML 2026 methods, runnable", analytics_enabled=False) as demo:
+    """Build the multi-tab Blocks app; every event's inputs are checked first (``guard_inputs``)."""
+    with gr.Blocks(title="ICML 2026 methods, runnable", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
         gr.Markdown("# ICML 2026 methods, runnable\nFour methods, real implementations, real data. "
                     "Everything runs locally.")
         with gr.Tabs():
             for label, mod in available_tabs():
                 with gr.Tab(label, id=label.lower().replace(" ", "-")):
                     mod.build()
+    guard_inputs(demo)
     demo.queue(default_concurrency_limit=2, max_size=32)
     return demo
 
 
 def launch_options() -> dict:
-    """Look and error settings for ``launch`` (Gradio 6 takes theme and CSS there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False}
+    """Look, error and upload settings for ``launch`` (Gradio 6 takes theme and CSS there, not in Blocks)."""
+    return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False, "max_file_size": MAX_UPLOAD}
 
 
 def main() -> None:

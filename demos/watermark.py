@@ -1,4 +1,4 @@
-"""Panorama watermark tab: embed keyed bits, rotate/attack the panorama in 3D, verify blind.
+"""Panorama watermark tab: embed keyed bits, rotate/attack the panorama in 3D, verify with the key alone.
 
 UI only: every action is one call into ``engines.watermark`` (``prepare_panorama``, ``embed``,
 ``attack``, ``verify``, ``rotation_sweep``); the maths lives there.
@@ -36,8 +36,8 @@ INTRO = """
 The panorama's luminance is treated as a function on the sphere. A secret key picks degree
 triples (l1, l2, l) with 24 <= l <= 64 and signs; embedding nudges the spherical-harmonic
 coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
-rotation) lands on the key-signed side, and adds that change in pixel space. Verification is
-blind: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
+rotation) lands on the key-signed side, and adds that change in pixel space. Verification does
+not need the original: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
 threshold bounds the false-positive rate at 1e-6 (Hoeffding). Text messages carry a CRC-16:
 the decoded text is exact or absent.
 """
@@ -111,7 +111,7 @@ def do_attack(marked, yaw: float, pitch: float, roll: float, kind: str) -> np.nd
 
 @friendly_errors
 def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
-    """Blind verification of the image in the 'received' box with the key."""
+    """Verification (image and key only) of the image in the 'received' box with the key."""
     img = _need_image(image, "received image")
     cfg = _config(bits_label)
     v = verify(img, key, cfg)
