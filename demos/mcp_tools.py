@@ -1,0 +1,257 @@
+"""The engines' read-only verbs as small typed API functions, served as MCP tools by ``app.py``.
+
+Each tool takes data (text, numbers, an image as base64 PNG/JPEG bytes) and returns JSON text; none
+takes a server path or a URL, none reads or writes a file, and none opens a network connection.
+Gradio derives each tool's schema from the type hints and its description from the docstring
+(``Args:`` lines become the parameter descriptions), so the docstrings say units and limits.
+Bad input raises ``gr.Error`` with the engine's message (shown to the MCP client, never a stack
+trace). See docs/mcp.md.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import io
+import json
+
+import gradio as gr
+import numpy as np
+
+from engines.common.errors import InputError
+
+#: Largest image a tool decodes (bytes after base64 decoding).
+MAX_IMAGE_BYTES = 16 * 2**20
+#: Longest code, prompt or reply a tool accepts (characters).
+MAX_TEXT_CHARS = 100_000
+
+
+def _tool(fn):
+    """Engine errors -> ``gr.Error`` with the message (the MCP client sees it as the tool's error)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except gr.Error:
+            raise
+        except (InputError, ValueError) as exc:
+            raise gr.Error(str(exc)) from exc
+
+    return wrapper
+
+
+def _decode_image(image_base64: str) -> np.ndarray:
+    """base64 (optionally a ``data:image/...;base64,`` URI) of a PNG/JPEG -> RGB uint8 panorama."""
+    from engines.watermark import prepare_panorama
+
+    if not isinstance(image_base64, str) or not image_base64.strip():
+        raise InputError("image_base64 is empty: send the PNG or JPEG file's bytes, base64-encoded")
+    text = image_base64.strip()
+    if text.startswith("data:"):
+        text = text.split(",", 1)[-1]
+    if len(text) > MAX_IMAGE_BYTES * 4 // 3 + 4:
+        raise InputError(f"the image is larger than {MAX_IMAGE_BYTES // 2**20} MiB")
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("image_base64 is not valid base64") from None
+    img, _ = prepare_panorama(io.BytesIO(data), fit="refuse")
+    return img
+
+
+def _json(value) -> str:
+    """Tools answer JSON text (what an MCP client shows its model; gradio would send a dict's repr)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _text(name: str, value: str, limit: int = MAX_TEXT_CHARS) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{name} must be text")
+    if len(value) > limit:
+        raise InputError(f"{name} is {len(value):,} characters long; the limit is {limit:,}")
+    return value
+
+
+@_tool
+def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -> str:
+    """Embed a short text message into an equirectangular (2:1) panorama under a secret key.
+
+    The mark lives in rotation-invariant spherical bispectra, so it survives 3D rotation of the panorama. Takes 5-60 s on a CPU for a 1024x512 image.
+
+    Args:
+        image_base64: the panorama as a base64-encoded PNG or JPEG file, 2:1 aspect ratio, 8-bit RGB, at least 256x128 pixels, at most 16 MiB; wider than 2048 px is downscaled.
+        message: text to embed; 64 bits hold 6 bytes of UTF-8, 128 bits 14, 256 bits 30 (a CRC-16 makes the decoded text exact or absent).
+        key: the secret key (any non-empty text); the same key is needed to verify.
+        bits: payload size in bits: 64 (PSNR floor 42 dB), 128 (38 dB) or 256 (36 dB).
+
+    Returns:
+        a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ssim (0-1), bits, min_margin, seconds, notes.
+    """
+    from engines.watermark import WatermarkConfig, embed
+
+    if int(bits) not in (64, 128, 256):
+        raise InputError(f"bits={bits}: choose 64, 128 or 256")
+    if not isinstance(key, str) or not key:
+        raise InputError("key is empty")
+    img = _decode_image(image_base64)
+    res = embed(img, _text("message", message, 256), key=key, config=WatermarkConfig(bits=int(bits)))
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(res.image).save(buf, format="PNG")
+    return _json({"image_png_base64": base64.b64encode(buf.getvalue()).decode(), "psnr_db": round(res.psnr, 3),
+            "ssim": round(res.ssim, 5), "bits": len(res.bits), "min_margin": round(res.min_margin, 4),
+            "seconds": round(res.seconds, 2), "notes": res.notes})
+
+
+@_tool
+def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
+    """Blind check of a panorama for the bispectrum watermark under a key; reads the embedded text if present.
+
+    Works after any 3D rotation of the panorama and after mild JPEG, noise, blur or resizing. Takes about 0.1-1 s.
+
+    Args:
+        image_base64: the panorama as a base64-encoded PNG or JPEG file (2:1, 8-bit RGB, at least 256x128 pixels, at most 16 MiB).
+        key: the secret key used at embedding.
+        bits: payload size used at embedding: 64, 128 or 256.
+
+    Returns:
+        a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits_hex, seconds.
+    """
+    from engines.watermark import WatermarkConfig, verify
+
+    if int(bits) not in (64, 128, 256):
+        raise InputError(f"bits={bits}: choose 64, 128 or 256")
+    if not isinstance(key, str) or not key:
+        raise InputError("key is empty")
+    v = verify(_decode_image(image_base64), key=key, config=WatermarkConfig(bits=int(bits)))
+    return _json({"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": round(v.z, 4),
+            "threshold": round(v.threshold, 4), "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(),
+            "seconds": round(v.seconds, 3)})
+
+
+@_tool
+def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patience: int = 0) -> str:
+    """Score an assistant reply to a prompt token by token for harmful content (streaming guardrail head on SmolLM2-135M).
+
+    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Takes about 1-10 s on a CPU.
+
+    Args:
+        prompt: the user's prompt (plain text, at most 100,000 characters).
+        response: the reply to score (plain text; the engine's own limit on length applies).
+        threshold: per-token risk threshold in (0, 1); -1 uses the shipped head's dev-picked threshold.
+        patience: consecutive risky tokens needed to stop; 0 uses the shipped head's value.
+
+    Returns:
+        a JSON object: would_stop, stop_token (1-based or null), tokens, max_risk, response_risk (0 safe .. 1 harmful), threshold, patience, token_risks (list of [token, risk]).
+    """
+    from engines.guardrail import shared_guardrail
+
+    thr = None if float(threshold) < 0 else float(threshold)
+    pat = None if int(patience) <= 0 else int(patience)
+    tr = shared_guardrail("torch").score(_text("prompt", prompt), _text("response", response),
+                                         threshold=thr, patience=pat)
+    return _json({"would_stop": tr.stop_index is not None,
+            "stop_token": None if tr.stop_index is None else tr.stop_index + 1,
+            "tokens": len(tr.risks), "max_risk": round(max(tr.risks), 4) if tr.risks else 0.0,
+            "response_risk": round(float(tr.response_risk), 4), "threshold": tr.threshold, "patience": tr.patience,
+            "token_risks": [[t, round(float(r), 4)] for t, r in zip(tr.tokens, tr.risks)]})
+
+
+@_tool
+def code_scan(code: str, partial: bool = False) -> str:
+    """Step-level security scan of Python source: each step (statement group) gets a security score, the file a verdict.
+
+    The code is parsed as text, never imported or executed. Findings come from the learned step model fused with the bandit and CodeShield analysers. Takes about 0.1-2 s.
+
+    Args:
+        code: Python source code (at most 100,000 characters).
+        partial: true when the code is an unfinished prefix (a syntax error at its end is then expected).
+
+    Returns:
+        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe, rule, message, source), drivers (1-based steps that drove the verdict), syntax_error.
+    """
+    from engines.codeprm import default_prm
+
+    r = default_prm().scan(_text("code", code), partial=bool(partial))
+    return _json({"verdict": r.verdict, "risk": round(float(r.risk), 4), "threshold": round(float(r.threshold), 4),
+            "steps": len(r.steps), "findings": [f.to_dict() for f in r.findings],
+            "drivers": [i + 1 for i in r.drivers], "syntax_error": r.syntax_error})
+
+
+@_tool
+def code_rank(prefix: str, candidates: list[str]) -> str:
+    """Rank candidate continuations of a Python prefix by security (safest first), as a code assistant's re-ranker would.
+
+    Each candidate's own steps are scored in the context of the prefix; the rank uses the top-k safe ratio, ties broken by the soft minimum of the step scores. Nothing is executed.
+
+    Args:
+        prefix: the code written so far (may be empty; at most 100,000 characters).
+        candidates: 1 to 64 candidate continuations (each non-empty Python text).
+
+    Returns:
+        a JSON list, one object per candidate, best first: rank, index (0-based position in the input), verdict, reward (soft-min safety 0..1), topk_safe_ratio, min_score, parses, candidate.
+    """
+    from engines.codeprm import default_prm
+
+    if not isinstance(candidates, list):
+        raise InputError("candidates must be a list of strings")
+    rows = default_prm().rank(_text("prefix", prefix), [_text("candidate", c) for c in candidates])
+    keep = ("rank", "index", "verdict", "reward", "topk_safe_ratio", "min_score", "parses", "candidate")
+    return _json([{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k in keep} for r in rows])
+
+
+@_tool
+def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corruption_budget: int = 25,
+                    delay: str = "stochastic", algorithms: str = "RCDP-UCB,RCDB,MaxInP", mode: str = "fast") -> str:
+    """Simulate linear dueling bandits with delayed and corrupted feedback; compare RCDP-UCB with baselines by cumulative regret.
+
+    Regret per round is the mean utility gap of the two served arms (utility units). Every algorithm sees the same contexts and noise. Runs are capped at about 120 s (estimated before starting).
+
+    Args:
+        T: horizon in rounds (1 to 20,000).
+        seeds: independent runs (1 to 20); seed r is 1041 + 100 r.
+        d: context dimension (1 to 200).
+        K: arms per round (2 to 500).
+        corruption_budget: number of preference outcomes an adversary may flip (0 = no corruption).
+        delay: feedback delay: stochastic (N(100, 100^2) rounds), geometric, strategic (adversarial, budget 10^4 rounds) or none.
+        algorithms: comma-separated subset of RCDP-UCB, RCDB, CoLSTIM, MaxInP, MaxPairUCB.
+        mode: fast (approximate refits) or faithful (the reference's exact refits; slower).
+
+    Returns:
+        a JSON object: table (per algorithm: rank, final_regret_mean, final_regret_std, min, max, in utility units), seconds, config.
+    """
+    from engines.bandits import SimConfig, simulate
+
+    if not 1 <= int(T) <= 20_000:
+        raise InputError(f"T={T}: choose 1 to 20,000 rounds")
+    if not 1 <= int(seeds) <= 20:
+        raise InputError(f"seeds={seeds}: choose 1 to 20")
+    algos = tuple(a.strip() for a in _text("algorithms", algorithms, 200).split(",") if a.strip())
+    cfg = SimConfig(T=int(T), n_seeds=int(seeds), d=int(d), K=int(K), corruption_budget=int(corruption_budget),
+                    corruption="strategic" if int(corruption_budget) > 0 else "none", delay=delay,
+                    algorithms=algos, mode=mode, max_seconds=120.0)
+    res = simulate(cfg)
+    table = [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()} for row in res.table()]
+    return _json({"table": table, "seconds": round(res.seconds, 2),
+            "config": {"T": cfg.T, "seeds": cfg.n_seeds, "d": cfg.d, "K": cfg.K, "delay": cfg.delay,
+                       "corruption_budget": cfg.corruption_budget, "mode": cfg.mode}})
+
+
+#: (function, api_name): api names are new, so the tabs' endpoints keep theirs; MCP tool names are
+#: the function names.
+TOOLS = [
+    (watermark_embed, "tool_watermark_embed"),
+    (watermark_verify, "tool_watermark_verify"),
+    (guardrail_score, "tool_guardrail_score"),
+    (code_scan, "tool_code_scan"),
+    (code_rank, "tool_code_rank"),
+    (bandit_simulate, "tool_bandit_simulate"),
+]
+
+
+def register() -> None:
+    """Add every tool as an API endpoint of the Blocks being built (call inside ``gr.Blocks``)."""
+    for fn, name in TOOLS:
+        gr.api(fn, api_name=name)

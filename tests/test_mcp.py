@@ -1,0 +1,147 @@
+"""MCP tools: the plain functions, then ``python app.py`` serving them over MCP (schema + the
+``mcp`` client over streamable HTTP) on a loopback port."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import gradio as gr
+import pytest
+from conftest import REPO, free_port
+
+from demos import mcp_tools
+
+TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
+
+
+def _png_b64(name: str = "forest", size: tuple[int, int] = (512, 256)) -> str:
+    from PIL import Image
+
+    from engines.watermark import example_path
+
+    buf = io.BytesIO()
+    Image.open(example_path(name)).convert("RGB").resize(size, Image.BICUBIC).save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_every_tool_is_typed_and_documented():
+    assert {fn.__name__ for fn, _ in mcp_tools.TOOLS} == TOOL_NAMES
+    for fn, api_name in mcp_tools.TOOLS:
+        assert api_name.startswith("tool_")
+        doc = fn.__doc__
+        assert "Args:" in doc and "Returns:" in doc, fn.__name__
+        params = [p for p in fn.__annotations__ if p != "return"]
+        for p in params:  # every parameter is described, and none is a path or a URL
+            assert f"{p}:" in doc, (fn.__name__, p)
+            assert "path" not in p and "url" not in p, (fn.__name__, p)
+
+
+def test_code_scan_flags_eval_of_input():
+    out = json.loads(mcp_tools.code_scan("x = eval(input())\n"))
+    assert out["verdict"] == "vulnerable"
+    assert any(f["cwe"] == "CWE-94" and f["line"] == 1 for f in out["findings"])
+    safe = json.loads(mcp_tools.code_scan("def add(a, b):\n    return a + b\n"))
+    assert safe["verdict"] == "safe" and safe["findings"] == []
+
+
+def test_bad_inputs_are_tool_errors_with_a_message():
+    with pytest.raises(gr.Error, match="not valid base64"):
+        mcp_tools.watermark_verify("%%%", key="k")
+    with pytest.raises(gr.Error, match="could not read the image"):
+        mcp_tools.watermark_verify(base64.b64encode(b"not an image").decode(), key="k")
+    with pytest.raises(gr.Error, match="choose 64, 128 or 256"):
+        mcp_tools.watermark_verify(_png_b64(), key="k", bits=7)
+    with pytest.raises(gr.Error, match="1 to 20,000 rounds"):
+        mcp_tools.bandit_simulate(T=10**9)
+    with pytest.raises(gr.Error, match="unknown algorithm"):
+        mcp_tools.bandit_simulate(T=20, seeds=1, algorithms="Nope")
+
+
+def test_verify_an_unmarked_panorama_detects_nothing():
+    out = json.loads(mcp_tools.watermark_verify(_png_b64(), key="k1"))
+    assert out["detected"] is False and out["message"] is None and out["p_value"] > 1e-6
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """``python app.py`` on a free loopback port (its own process, as a user starts it)."""
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": "127.0.0.1",
+           "OMP_NUM_THREADS": "2"}
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 240
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/gradio_api/mcp/schema", timeout=5)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"app.py did not come up (exit {proc.poll()})") from None
+                time.sleep(1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_schema_lists_the_tools(app_url):
+    schema = json.load(urllib.request.urlopen(f"{app_url}/gradio_api/mcp/schema", timeout=30))
+    tools = {t["name"]: t for t in schema if t["meta"]["mcp_type"] == "tool"}
+    assert set(tools) == TOOL_NAMES
+    for t in tools.values():
+        assert len(t["description"]) > 80
+        props = t["inputSchema"]["properties"]
+        assert props and all(p.get("description") for p in props.values()), t["name"]
+    # the tabs' endpoints keep their names for the browser and gradio_client, but are no tools
+    ui = {t["meta"]["endpoint_name"] for t in schema if t["meta"]["mcp_type"] != "tool"}
+    assert {"wm_load", "codeprm_scan", "bandits_run", "guardrail_score"} <= ui
+
+
+async def _mcp_calls(url: str) -> tuple[set[str], dict, dict, dict]:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    async with streamablehttp_client(f"{url}/gradio_api/mcp/") as (read, write, _), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        names = {t.name for t in (await session.list_tools()).tools}
+        scan = await session.call_tool("code_scan", {"code": "cmd = input()\nresult = eval(cmd)\n"})
+        sim = await session.call_tool("bandit_simulate", {"T": 200, "seeds": 2, "algorithms": "RCDP-UCB,MaxInP",
+                                                          "corruption_budget": 25})
+        bad = await session.call_tool("watermark_verify", {"image_base64": "bm90IGFuIGltYWdl", "key": "k"})
+    return names, scan, sim, bad
+
+
+@pytest.mark.slow
+def test_mcp_client_lists_and_calls_tools(app_url):
+    names, scan, sim, bad = asyncio.run(_mcp_calls(app_url))
+    assert names == TOOL_NAMES
+    assert not scan.isError
+    scan_out = json.loads(scan.content[0].text)
+    assert scan_out["verdict"] == "vulnerable"
+    assert [f["line"] for f in scan_out["findings"] if f["cwe"] == "CWE-94"][:1] == [2]
+    assert not sim.isError
+    sim_out = json.loads(sim.content[0].text)
+    table = {row["algorithm"]: row for row in sim_out["table"]}
+    assert set(table) == {"RCDP-UCB", "MaxInP"}
+    # the same run as a plain call into the engine (same seeds, same numbers)
+    from engines.bandits import SimConfig, simulate
+
+    ref = simulate(SimConfig(T=200, n_seeds=2, algorithms=("RCDP-UCB", "MaxInP"), corruption_budget=25,
+                             mode="fast")).final()
+    for alg, (mean, std) in ref.items():
+        assert table[alg]["final_regret_mean"] == pytest.approx(mean, abs=1e-3)
+        assert table[alg]["final_regret_std"] == pytest.approx(std, abs=1e-3)
+        assert 0 < table[alg]["min"] <= table[alg]["final_regret_mean"] <= table[alg]["max"]
+    assert bad.isError and "could not read the image" in bad.content[0].text
