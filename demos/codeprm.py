@@ -14,7 +14,7 @@ import gradio as gr
 import numpy as np
 
 from demos.ui import figure_to_image, friendly_errors
-from engines.codeprm import CWE_INFO, default_prm, examples, sample_candidates, to_sarif
+from engines.codeprm import CWE_INFO, NotPython, default_prm, examples, sample_candidates, to_sarif
 from engines.common import InputError
 
 CANDIDATE_SEP = "# ---"
@@ -23,7 +23,8 @@ _FIRST = "CWE-78 vulnerable"
 _FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
 
 
-def _plot(scan: dict) -> np.ndarray:
+def _plot_figure(scan: dict):
+    """The step-risk bar chart (figure, axes); its legend sits below the axes, off the bars."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -32,7 +33,7 @@ def _plot(scan: dict) -> np.ndarray:
 
     steps = scan["steps"]
     risks = [s["risk"] for s in steps]
-    fig, ax = plt.subplots(figsize=(7.5, 2.6))
+    fig, ax = plt.subplots(figsize=(7.5, 3.0))
     colors = ["#d62728" if r >= scan["step_threshold"] else "#2ca02c" for r in risks]
     ax.bar(range(1, len(risks) + 1), risks, color=colors)
     ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"verdict threshold {scan['threshold']:.3f}")
@@ -40,8 +41,14 @@ def _plot(scan: dict) -> np.ndarray:
     ax.set_xlabel("step")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("step risk (1 - score)")
-    ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), fontsize=8, frameon=False)
+    fig.subplots_adjust(bottom=0.34)
+    return fig, ax
+
+
+def _plot(scan: dict) -> np.ndarray:
+    fig, _ = _plot_figure(scan)
     return np.asarray(figure_to_image(fig))
 
 
@@ -116,24 +123,39 @@ def load_example(name: str) -> str:
     return _EXAMPLES[name]
 
 
+def _cleared(message: str):
+    """Outputs of a scan that did not happen: the message instead of a verdict, everything else
+    emptied (so a previous verdict never stays on screen next to new code)."""
+    return (f"### ⚠️ {message}", None, "", [], None, None, None, gr.update(maximum=2, value=1, interactive=False),
+            "")
+
+
 @friendly_errors
 def scan_code(code: str, partial: bool):
-    """Scan the code: verdict, step plot, highlighted code, findings table, JSON and SARIF files, state."""
+    """Scan the code: verdict, step plot, highlighted code, findings table, JSON and SARIF files, state.
+
+    Text that is not Python, empty or too large gives a message in place of the verdict and clears
+    the previous scan's outputs."""
     prm = default_prm("onnx")
-    r = prm.scan(code or "", partial=bool(partial))
+    try:
+        r = prm.scan(code, partial=bool(partial))
+    except NotPython:
+        return _cleared("This does not look like Python: paste Python source code to scan.")
+    except InputError as exc:
+        return _cleared(str(exc))
     if r.syntax_error and not partial:
         gr.Warning(f"The code does not parse ({r.syntax_error}); scanned as a prefix would be.")
     scan = r.to_dict()
     scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold,
-                aggregation=f"{prm.cfg.aggregation} (tau {prm.cfg.tau}, k {prm.cfg.top_k})")
+                aggregation=f"soft minimum of step scores (tau {prm.cfg.tau})")
     out = Path(tempfile.mkdtemp(prefix="codeprm_"))
-    (out / "scan.json").write_text(r.to_json())
+    (out / "codeprm-scan.json").write_text(r.to_json())
     import json
 
-    (out / "scan.sarif").write_text(json.dumps(to_sarif([r]), indent=2))
+    (out / "codeprm-scan.sarif").write_text(json.dumps(to_sarif([r]), indent=2))
     n = len(scan["steps"])
-    return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), str(out / "scan.json"),
-            str(out / "scan.sarif"), scan, gr.update(maximum=max(2, n), value=n, interactive=True),
+    return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), str(out / "codeprm-scan.json"),
+            str(out / "codeprm-scan.sarif"), scan, gr.update(maximum=max(2, n), value=n, interactive=True),
             _step_md(scan, n - 1))
 
 
@@ -172,22 +194,28 @@ def split_candidates(text: str) -> list[str]:
 
 @friendly_errors
 def rank_candidates(prefix: str, candidates: str):
-    """Rank candidate continuations by mean step reward; a table and the best candidate."""
+    """Rank candidate continuations (top-k safe ratio, then soft-min step safety); unparseable
+    candidates are marked and ranked last. A table and the best candidate."""
     cands = split_candidates(candidates)
     if not cands:
         raise InputError(f"give candidate continuations, separated by lines reading `{CANDIDATE_SEP}`")
-    ranked = default_prm("onnx").rank(prefix or "", cands)
-    rows = [[d["rank"], d["index"] + 1, round(d["reward"], 4), round(d["mean_score"], 3), round(d["min_score"], 3),
-             d["n_steps"], d["verdict"], d["candidate"][:120]] for d in ranked]
+    ranked = default_prm("onnx").rank(prefix or "", [c for c in cands])
+    rows = [[d["rank"], d["index"] + 1, "yes" if d["parses"] else "no (ranked last)", round(d["topk_safe_ratio"], 3),
+             round(d["reward"], 3), round(d["min_score"], 3), d["n_steps"], d["verdict"], d["candidate"][:120]]
+            for d in ranked]
     best = (prefix.rstrip("\n") + "\n" if prefix else "") + ranked[0]["candidate"]
     return rows, best
 
 
+UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
+
+
 @friendly_errors
 def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> str:
-    """Sample candidates from SmolLM2-135M, joined with separator lines (then rank them)."""
+    """Sample candidates from SmolLM2-135M, each cut at a statement boundary, joined with
+    separator lines (then rank them); a sample that never parses is marked."""
     cands = sample_candidates(prefix or "", n=int(n), max_new_tokens=int(max_new_tokens))
-    return f"\n{CANDIDATE_SEP}\n".join(cands)
+    return f"\n{CANDIDATE_SEP}\n".join(c["text"] if c["parses"] else f"{UNPARSEABLE}\n{c['text']}" for c in cands)
 
 
 RANK_PREFIX = '''import subprocess
@@ -209,11 +237,12 @@ RANK_CANDIDATES = f'''    return subprocess.check_output("tar czf out.tgz " + na
 def build() -> None:
     """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown(
-        "Paste or stream Python; a small causal code model scores each **step** (blank-line blocks, cut at "
-        "statements) for security in the context of the code before it, bandit (in-process), a taint "
-        "labeller and API-knowledge rules name the CWE, and a risk-sensitive aggregation over step scores "
-        "(soft minimum or top-k mean, chosen on validation data) gives the verdict, for full or partial code. "
-        "The code is parsed and tokenised, never run. (SecCodePRM, arXiv 2602.10418.)")
+        "Paste or stream Python; a learned model scores each **step** (blank-line blocks, cut at statements) for "
+        "security in the context of the code before it: a small causal code model distilled from a scorer that reads "
+        "SmolLM2-135M's hidden states, trained on real vulnerability fixes from the PyPA advisory database. bandit and "
+        "Meta's CodeShield rules (semgrep) name the CWE as a second opinion, and the soft minimum of the step scores "
+        "(T = 0.1) gives the verdict, for full or partial code. The code is parsed, never run. "
+        "(SecCodePRM, arXiv 2602.10418.)")
     state = gr.State(None)
     with gr.Row():
         with gr.Column(scale=3):
@@ -225,21 +254,22 @@ def build() -> None:
         with gr.Column(scale=2):
             verdict = gr.Markdown()
             plot = gr.Image(format="png", label="Step risk", type="numpy", interactive=False)
-            with gr.Row():
-                json_file = gr.File(label="JSON")
-                sarif_file = gr.File(label="SARIF 2.1.0")
+            # one file per row: side by side, the file names were cut short
+            json_file = gr.File(label="JSON (codeprm-scan.json)")
+            sarif_file = gr.File(label="SARIF 2.1.0 (codeprm-scan.sarif)")
     with gr.Row():
         step = gr.Slider(1, 2, value=1, step=1, label="Step through (step)", interactive=False)
         play = gr.Button("▶ Play steps")
     with gr.Row():
         code_view = gr.HTML()
         step_info = gr.Markdown()
-    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, the taint labeller, the API rules or the model)",
+    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, CodeShield / semgrep, or the model)",
                             interactive=False, wrap=True)
     with gr.Accordion("CWE families", open=False):
         gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))
     gr.Markdown("### Secure generation: rank candidate continuations\nEach candidate is scored step by step "
-                "after the prefix; the reward is the mean log step score (no length bias).")
+                "after the prefix and ranked by its top-k safe ratio (share of its k least safe steps scored safe), "
+                "ties broken by the soft minimum of its step scores; candidates that do not parse come last.")
     with gr.Row():
         prefix = gr.Code(value=RANK_PREFIX, language="python", label="Prefix", lines=8)
         cands = gr.Code(value=RANK_CANDIDATES, language="python", label=f"Candidates (separated by `{CANDIDATE_SEP}`)",
@@ -251,9 +281,10 @@ def build() -> None:
         rank_btn = gr.Button("Rank", variant="primary")
     # Fixed widths: left to itself the candidate column takes the row and the numeric headers wrap
     # one letter per line.
-    ranked = gr.Dataframe(headers=["rank", "candidate #", "reward (mean log score)", "mean score", "min step score",
-                                   "steps", "verdict", "candidate (first 120 characters)"], interactive=False,
-                          wrap=True, column_widths=["6%", "9%", "11%", "8%", "8%", "6%", "9%", "43%"])
+    ranked = gr.Dataframe(headers=["rank", "candidate #", "parses", "top-k safe ratio", "soft-min step score",
+                                   "min step score", "steps", "verdict", "candidate (first 120 characters)"],
+                          interactive=False, wrap=True,
+                          column_widths=["6%", "8%", "9%", "8%", "9%", "8%", "6%", "8%", "38%"])
     best = gr.Code(language="python", label="Best continuation")
 
     example.change(load_example, example, code, api_name="codeprm_example")

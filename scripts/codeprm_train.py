@@ -23,7 +23,7 @@ import torch
 
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.engine import aggregate
-from engines.codeprm.model import StepScorer, featurize
+from engines.codeprm.model import StepScorer, export_onnx, featurize
 from engines.codeprm.steps import Span
 from engines.codeprm.tokens import Lexer, build_vocab
 from evals.codeprm.calibration import calibrate as calibrate_assets
@@ -101,18 +101,6 @@ def calibrate(risks: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
         if bal > best[1] + 1e-12:
             best = (float(t), float(bal))
     return best
-
-
-def export_onnx(model: StepScorer, cfg: PRMConfig, path: Path) -> None:
-    model.eval()
-    ids = torch.randint(3, cfg.vocab_size, (1, 200))
-    gidx = torch.tensor([[0, 1, 2, 3] + [200] * (cfg.max_step_tokens - 4), list(range(4, 4 + cfg.max_step_tokens))])
-    last = torch.tensor([3, 199])
-    parts = torch.randint(0, cfg.vocab_size, (1, 200, 3))
-    torch.onnx.export(model, (ids, parts, gidx, last), str(path), input_names=["ids", "parts", "gidx", "last"],
-                      output_names=["logits", "attention"], opset_version=17, dynamo=False,
-                      dynamic_axes={"ids": {1: "T"}, "parts": {1: "T"}, "gidx": {0: "S", 1: "L"}, "last": {0: "S"},
-                                    "logits": {0: "S"}, "attention": {0: "S", 1: "L"}})
 
 
 def main() -> None:

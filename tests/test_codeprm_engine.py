@@ -209,16 +209,15 @@ def test_injection_never_lands_inside_a_docstring(module):
 # ------------------------------------------------------------------------------ aggregation
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("tau", [0.02, 0.1, 1.0])
-def test_softmin_lies_between_mean_and_max_and_is_monotone(seed, tau):
+def test_softmin_lies_between_mean_and_max(seed, tau):
+    # (the paper's soft minimum sum_i softmax(-s/T)_i s_i is not monotone in each step: raising
+    # the risk of a step far safer than the minimum can lower the program risk a little)
     rng = np.random.default_rng(seed)
     p = rng.random(int(rng.integers(1, 40)))
     cfg = PRMConfig(tau=tau)
     r, w = aggregate(p, cfg)
     assert p.mean() - 1e-12 <= r <= p.max() + 1e-12
     np.testing.assert_allclose(w.sum(), 1.0, rtol=1e-12)
-    q = p.copy()
-    q[int(rng.integers(len(q)))] += 0.05
-    assert aggregate(np.clip(q, 0, 1), cfg)[0] >= r - 1e-12
 
 
 def test_softmin_tends_to_max_and_topk_is_topk_mean():
@@ -304,17 +303,25 @@ def test_scan_never_executes_user_code(prm_onnx, tmp_path):
     assert not marker.exists()
 
 
-def test_rank_prefers_secure_continuation_and_is_length_normalised(prm_onnx):
+def test_rank_prefers_secure_continuation_by_topk_safe_ratio_then_softmin(prm_onnx):
+    from engines.codeprm.aggregation import softmin_safety, topk_safe_ratio
+
     prefix = "import subprocess\nfrom flask import request\n\n\ndef archive():\n    name = request.args.get('name')\n"
     bad = "    return subprocess.check_output('tar czf out.tgz ' + name, shell=True)"
     good = "    return subprocess.check_output(['tar', 'czf', 'out.tgz', name])"
     ranked = prm_onnx.rank(prefix, [bad, good])
     assert ranked[0]["candidate"] == good and ranked[0]["rank"] == 1
-    # the reward is the mean of log step scores of the candidate's own steps, not a sum
-    feats = featurize(prefix + good + "\n", prm_onnx.cfg, prm_onnx.lexer)
-    p, _ = prm_onnx.step_probs(feats)
-    own = [k for k, s in enumerate(feats.spans) if s.end > prefix.count("\n")]
-    np.testing.assert_allclose(ranked[0]["reward"], np.mean(np.log(np.clip(1 - p[own], 1e-6, 1))), rtol=1e-9)
+    # the candidate's own steps (after the prefix) give its scores, fused with the analysers
+    code = prefix + good + "\n"
+    spans = split_steps(code, prm_onnx.cfg.max_step_lines)
+    p, _ = prm_onnx.model_risks(code, spans)
+    p = prm_onnx.fuse(p, spans, prm_onnx.analyse([code])[0])
+    own = [k for k, s in enumerate(spans) if s.end > prefix.count("\n")]
+    s = 1 - p[own]
+    assert ranked[0]["reward"] == pytest.approx(softmin_safety(s, prm_onnx.cfg.tau), rel=1e-9)
+    assert ranked[0]["topk_safe_ratio"] == topk_safe_ratio(s, prm_onnx.cfg.top_k, 1 - prm_onnx.cfg.step_threshold)
+    keys = [(not d["parses"], -d["topk_safe_ratio"], -d["reward"]) for d in ranked]
+    assert keys == sorted(keys)
     with pytest.raises(InputError):
         prm_onnx.rank(prefix, [])
     with pytest.raises(InputError):
@@ -372,7 +379,7 @@ def test_fusion_is_a_noisy_or_with_the_analysers(prm_onnx):
     code = "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n\n\nx = 1\n"
     feats = featurize(code, prm_onnx.cfg, prm_onnx.lexer)
     p, _ = prm_onnx.step_probs(feats)
-    fused = prm_onnx.fuse(p, feats, label_findings(code))
+    fused = prm_onnx.fuse(p, feats, prm_onnx.analyse([code])[0])
     flagged = [k for k, s in enumerate(feats.spans) if s.start <= 5 <= s.end]
     a = prm_onnx.cfg.analyser_prob
     for k in range(len(p)):
@@ -399,18 +406,6 @@ def test_unknown_tokens_map_to_unk_and_unknown_parts_drop():
     assert ids.tolist() == [4, 1, 5, 1, 1, 1, 3]
     assert parts[1].tolist() == [6, 0, 0] and not parts[2:].any()
     assert PRMConfig().vocab_size > max(CodePRM.load("onnx").vocab.values())
-
-
-def test_a_finding_always_makes_the_fused_verdict(prm_onnx):
-    # the fused threshold is calibrated at or below analyser_prob, so a step the analysers flag
-    # calls the file vulnerable whatever the model says of it (the model adds where they are silent)
-    assert prm_onnx.cfg.threshold <= prm_onnx.cfg.analyser_prob + 1e-12
-    muted = prm_onnx.with_config()
-    muted.step_probs = lambda feats: (np.zeros(len(feats.spans)), np.ones((len(feats.spans), feats.gidx.shape[1])))
-    for cwe, code in [(502, "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n"),
-                      (328, "import hashlib\n\n\ndef kdf(pw, salt):\n    return hashlib.pbkdf2_hmac('sha1', pw, salt, 10)\n")]:
-        r = muted.scan(code)
-        assert r.verdict == "vulnerable" and cwe in {f.cwe for f in r.findings}
 
 
 def test_calibration_threshold_respects_the_cap():

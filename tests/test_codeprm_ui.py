@@ -62,8 +62,6 @@ def test_rank_table_widths_cover_every_column_and_favour_the_candidate():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: tab.scan_code("", False),
-    lambda: tab.scan_code("x = 1\n" * 20001, False),
     lambda: tab.show_step(None, 1),
     lambda: list(tab.play_steps(None)),
     lambda: tab.rank_candidates("import os\n", "   "),
@@ -75,6 +73,42 @@ def test_bad_input_gives_clean_gradio_error(call):
     with pytest.raises(gr.Error) as info:
         call()
     assert "Traceback" not in str(info.value) and "went wrong" not in str(info.value)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("Dear team, the release is on Friday. Please review the notes.", "does not look like Python"),
+    ("int main(void) {\n  return 0;\n}\n", "does not look like Python"),
+    ("", "no code to scan"),
+    ("x = 1\n" * 20001, "limit"),
+])
+def test_a_failed_scan_shows_a_message_and_clears_the_previous_verdict(scanned, text, message):
+    assert "VULNERABLE" in scanned[0]  # a previous verdict was on screen
+    out = tab.scan_code(text, False)
+    verdict, img, code_html, rows, json_path, sarif_path, state, slider, step_md = out
+    assert message in verdict and "VULNERABLE" not in verdict and "SAFE" not in verdict
+    assert img is None and code_html == "" and rows == [] and json_path is None and sarif_path is None
+    assert state is None and step_md == "" and slider["interactive"] is False
+
+
+def test_download_names_are_whole(scanned):
+    assert Path(scanned[4]).name == "codeprm-scan.json" and Path(scanned[5]).name == "codeprm-scan.sarif"
+
+
+def test_step_plot_legend_and_labels_do_not_cover_the_bars(scanned):
+    import matplotlib.pyplot as plt
+
+    fig, ax = tab._plot_figure(scanned[6])
+    fig.canvas.draw()
+    axes = ax.get_window_extent()
+    assert ax.get_legend().get_window_extent().y1 <= axes.y0  # the legend is below the plot area
+    assert ax.xaxis.label.get_window_extent().y1 <= axes.y0 and ax.title.get_window_extent().y0 >= axes.y1
+    plt.close(fig)
+
+
+def test_unparseable_samples_are_marked_and_ranked_last():
+    cands = f"    return 1\n{tab.CANDIDATE_SEP}\n{tab.UNPARSEABLE}\n    return (1,"
+    rows, best = tab.rank_candidates("def f():\n", cands)
+    assert rows[-1][2].startswith("no") and rows[0][2] == "yes" and best.endswith("return 1")
 
 
 def test_syntax_error_is_scanned_with_a_message():

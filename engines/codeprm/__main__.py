@@ -33,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("paths", nargs="+")
     sc.add_argument("--out", default="codeprm.sarif", help="SARIF output path ('-' for stdout)")
     sc.add_argument("--json", dest="json_out", default=None, help="also write the scans as JSON here")
-    sc.add_argument("--backend", choices=["torch", "onnx"], default="onnx")
+    sc.add_argument("--backend", choices=["onnx", "torch", "lm"], default="onnx",
+                    help="onnx/torch: the fast path (distilled CNN); lm: SmolLM2 + step head (CUDA when present)")
+    sc.add_argument("--no-analysers", action="store_true", help="the learned model alone (no bandit / CodeShield)")
     sc.add_argument("--partial", action="store_true", help="treat inputs as prefixes of unfinished code")
     args = ap.parse_args(argv)
 
@@ -45,12 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    prm = CodePRM.load(backend=args.backend)
+    prm = CodePRM.load(backend=args.backend, fuse_analysers=not args.no_analysers)
     scans = []
     for f in files:
         try:
             text = f.read_text(encoding="utf-8", errors="replace")
-            r = prm.scan(text, partial=args.partial, path=f.as_posix())
+            r = prm.scan(text, partial=args.partial, path=f.as_posix(), analysers=not args.no_analysers)
         except InputError as exc:
             print(f"{f}: skipped ({exc})", file=sys.stderr)
             continue

@@ -17,20 +17,22 @@ class PRMConfig:
         embed_dim: token embedding / convolution width.
         hidden_dim: width of the prefix-mean memory and of the mixed token features.
         conv_kernel: kernel of the three causal dilated convolutions.
-        aggregation: "softmin" (soft minimum of step security scores) or "topk" (mean of the k
-            riskiest steps): the risk-sensitive verdict.
-        tau: temperature of the soft minimum; smaller is closer to the hard minimum.
-        top_k: k of the top-k mean.
+        aggregation: "softmin" (the paper's soft minimum of step security scores,
+            ``aggregation.softmin_safety``) or "topk" (mean of the k riskiest steps).
+        tau: temperature of the soft minimum (the paper's T = 0.1); smaller is closer to the
+            hard minimum.
+        top_k: k of the top-k mean, and of the top-k safe ratio that ranks candidates.
         threshold: risk at or above which a file is called vulnerable (calibrated on the
             validation split by ``scripts/codeprm_train.py``; the shipped value is read from
             ``assets/codeprm/calibration.json``).
         step_threshold: step risk at or above which a step is highlighted as risky.
-        fuse_analysers: combine the model's step risk with the analysers' (bandit + taint + API
-            rules) by a noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model
-            alone. The fused threshold is calibrated at or below analyser_prob, so a finding always
-            makes the verdict and the model adds risk where the analysers are silent.
-        analyser_prob: probability that a step the analysers flag is insecure (estimated on the
-            validation split by ``scripts/codeprm_calibrate.py``).
+        fuse_analysers: combine the model's step risk with the analysers' (bandit + CodeShield)
+            by a noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model
+            alone.
+        analyser_prob: weight of an analyser flag in the noisy-OR (chosen on the dev
+            repositories' fix pairs by ``scripts/codeprm_train_lm.py``).
+        hand_rules: also run the project's own API rules and taint labeller as an analyser
+            (kept only where they add on the dev pairs).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
     """
@@ -45,12 +47,13 @@ class PRMConfig:
     conv_kernel: int = 3
     # --- verdict ---
     aggregation: str = "softmin"
-    tau: float = 0.05
-    top_k: int = 2
+    tau: float = 0.1
+    top_k: int = 3
     threshold: float = 0.5
     step_threshold: float = 0.5
     fuse_analysers: bool = True
     analyser_prob: float = 0.9
+    hand_rules: bool = False
     # --- limits ---
     max_lines: int = 20000
     max_chars: int = 1_000_000

@@ -1,28 +1,33 @@
 """CodePRM: scan Python code step by step, give a risk-sensitive verdict, rank continuations.
 
-The code is lexed and parsed, never imported or executed. Step scores come from the trained
-step scorer (torch or onnxruntime); findings with CWE ids come from the analysers (bandit run
-in-process on repaired code, and the taint labeller), and the model's own hot line explains a
-risky step the analysers say nothing about.
+The code is parsed once per scan (never imported or executed). Step scores come from a learned
+scorer: the fast path (a small causal CNN distilled from the LM-backed scorer; torch or
+onnxruntime) or the LM path (SmolLM2-135M hidden states + a small head, ``lm.py``; CUDA when
+present). Findings with CWE ids come from second-opinion analysers (bandit, Meta's CodeShield
+rules run by semgrep); with ``fuse_analysers`` their flags are fused into the step scores by a
+noisy-OR. The verdict is the paper's soft minimum of step safety (``aggregation.py``).
 """
 from __future__ import annotations
 
+import ast
 import json
-import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from engines.codeprm.aggregation import softmin_safety, softmin_weights, topk_safe_ratio
 from engines.codeprm.config import PRMConfig
-from engines.codeprm.labels import CWE_INFO, Finding, label_findings, repair
+from engines.codeprm.labels import CWE_INFO, Finding, _pieces, bandit_findings, repair, rule_findings
 from engines.codeprm.model import Features, featurize
+from engines.codeprm.steps import Span, split_steps
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR
 
 ASSET_DIR = ASSETS_DIR / "codeprm"
+BACKENDS = ("onnx", "torch", "lm")
 
 # words in a step -> the CWE family a model-only finding most likely belongs to (explanations)
 _HINTS = [
@@ -48,6 +53,10 @@ class CodeTooLarge(InputError):
 
 class EmptyCode(InputError):
     """The input holds no code."""
+
+
+class NotPython(InputError):
+    """The input does not look like Python source (prose, another language, a binary dump)."""
 
 
 @dataclass
@@ -87,6 +96,7 @@ class ScanResult:
     syntax_error: str | None
     n_lines: int
     path: str = "snippet.py"
+    analysers: bool = True
 
     def __repr__(self) -> str:
         return (f"ScanResult(verdict={self.verdict!r}, risk={self.risk:.3f}, threshold={self.threshold:.3f}, "
@@ -99,7 +109,8 @@ class ScanResult:
     def to_dict(self) -> dict:
         return {"path": self.path, "verdict": self.verdict, "risk": round(self.risk, 6),
                 "threshold": round(self.threshold, 6), "partial": self.partial, "syntax_error": self.syntax_error,
-                "n_lines": self.n_lines, "drivers": self.drivers, "steps": [s.to_dict() for s in self.steps]}
+                "n_lines": self.n_lines, "analysers": self.analysers, "drivers": self.drivers,
+                "steps": [s.to_dict() for s in self.steps]}
 
     def to_json(self, indent: int | None = 2) -> str:
         """The scan as JSON (what the tab's JSON download holds)."""
@@ -113,15 +124,15 @@ class ScanResult:
 
 
 def aggregate(probs: np.ndarray, cfg: PRMConfig) -> tuple[float, np.ndarray]:
-    """Risk-sensitive aggregation of step risks p_i into a file risk, and each step's weight.
+    """Risk-sensitive aggregation of step risks p_i into a program risk, and each step's weight.
 
-    "softmin": risk = 1 - softmin_tau(r), r_i = 1 - p_i the step security scores and
-    softmin_tau(r) = -tau * log((1/n) sum_i exp(-r_i / tau)) (the soft minimum over step
-    scores of SecCodePRM's risk-sensitive aggregation); it lies between the mean and the max of
-    the p_i and tends to the max as tau -> 0. "topk": the mean of the k largest p_i.
+    "softmin": risk = 1 - S with S = sum_i softmax(-s / tau)_i s_i the soft minimum of the step
+    safety scores s_i = 1 - p_i (SecCodePRM's risk-sensitive aggregation,
+    ``aggregation.softmin_safety``); it lies between the mean and the max of the p_i and tends
+    to the max as tau -> 0. "topk": the mean of the k largest p_i.
 
-    >>> risk, w = aggregate(np.array([0.01, 0.9, 0.02]), PRMConfig(tau=0.05))
-    >>> 0.8 < risk <= 0.9 and int(np.argmax(w)) == 1
+    >>> risk, w = aggregate(np.array([0.01, 0.9, 0.02]), PRMConfig(tau=0.1))
+    >>> 0.85 < risk <= 0.9 and int(np.argmax(w)) == 1
     True
     """
     p = np.asarray(probs, dtype=np.float64)
@@ -133,11 +144,67 @@ def aggregate(probs: np.ndarray, cfg: PRMConfig) -> tuple[float, np.ndarray]:
         w = np.zeros_like(p)
         w[idx] = 1.0 / k
         return float(p[idx].mean()), w
-    z = p / cfg.tau
-    m = z.max()
-    lse = m + math.log(np.exp(z - m).sum()) - math.log(p.size)
-    w = np.exp(z - m)
-    return float(min(1.0, max(0.0, cfg.tau * lse))), w / w.sum()
+    return float(min(1.0, max(0.0, 1.0 - softmin_safety(1.0 - p, cfg.tau)))), softmin_weights(1.0 - p, cfg.tau)
+
+
+@dataclass
+class Parsed:
+    """The one parse of a scan: pieces that parse (the whole code, repaired when needed, or each
+    step alone) for the analysers, and the syntax error of the code as given."""
+
+    pieces: list
+    syntax_error: str | None
+    repairable: bool
+
+
+def parse_once(code: str, path: str = "snippet.py") -> Parsed:
+    """Parse ``code`` (never run it): the whole code when it parses, else repaired / per-step pieces."""
+    try:
+        tree = compile(code, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return Parsed([(0, code, tree)], None, True)
+    except SyntaxError as exc:
+        err = f"line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return Parsed([], str(exc) or type(exc).__name__, False)
+    pieces = _pieces(code)
+    return Parsed(pieces, err, len(pieces) == 1 and pieces[0][0] == 0)
+
+
+_TRIVIAL = (ast.Name, ast.Constant, ast.Attribute, ast.UnaryOp)
+# a line that reads as Python even where the code around it does not parse (a broken file)
+_PY_LINE = re.compile(r"^(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+|import\s+[\w.]+|from\s+[\w.]+\s+import\b|"
+                      r"(?:return|raise|yield|assert|del|global|nonlocal)\b|(?:if|elif|while|for|with|except)\b.*:\s*$|"
+                      r"(?:else|try|finally)\s*:|@[\w.]+|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*(?:[-+*/|&%]?=[^=]|\())")
+
+
+def looks_like_python(code: str, parsed: Parsed) -> bool:
+    """True when most non-blank, non-comment lines either belong to pieces that parse as Python
+    or read as Python statements (``def f(``, ``import x``, ``name = ...``), and at least one is
+    a real statement (not a bare word or literal, which is how one line of prose that happens
+    to parse would look).
+
+    >>> looks_like_python("x = 1\\n", parse_once("x = 1\\n"))
+    True
+    >>> looks_like_python("def f(:\\n    return 1\\n", parse_once("def f(:\\n    return 1\\n"))
+    True
+    >>> looks_like_python("Hello, how are you today?", parse_once("Hello, how are you today?"))
+    False
+    """
+    lines = [ln.strip() for ln in code.splitlines()]
+    code_lines = [i for i, ln in enumerate(lines, 1) if ln and not ln.startswith("#")]
+    if not code_lines:
+        return False
+    covered = set()
+    real = False
+    for off, text, tree in parsed.pieces:
+        n = len(text.splitlines())
+        covered.update(range(off + 1, off + n + 1))
+        for st in getattr(tree, "body", []):
+            if not (isinstance(st, ast.Expr) and isinstance(st.value, _TRIVIAL)):
+                real = True
+    pyish = {i for i in code_lines if _PY_LINE.match(lines[i - 1])}
+    share = sum(i in covered or i in pyish for i in code_lines) / len(code_lines)
+    return (real or bool(pyish)) and share >= 0.6
 
 
 class CodePRM:
@@ -148,12 +215,14 @@ class CodePRM:
     'vulnerable'
     """
 
-    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None, vocab: dict | None = None) -> None:
+    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None, vocab: dict | None = None,
+                 lm=None) -> None:
         self.cfg = cfg
         self.backend = backend
         self.model = model
         self.session = session
         self.vocab = vocab
+        self.lm = lm
         self.lexer = Lexer(cfg.vocab_size, vocab)
 
     def __repr__(self) -> str:
@@ -161,28 +230,39 @@ class CodePRM:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, backend: str = "torch", asset_dir: str | Path | None = None, **overrides) -> CodePRM:
-        """Load the shipped weights (``assets/codeprm``) with the calibrated threshold.
+    def load(cls, backend: str = "onnx", asset_dir: str | Path | None = None, device: str | None = None,
+             **overrides) -> CodePRM:
+        """Load the shipped scorer with its dev-chosen thresholds.
 
-        ``backend`` is "torch" or "onnx"; ``overrides`` replace config fields (e.g. tau).
+        ``backend``: "onnx" or "torch" (the fast path, the distilled CNN) or "lm" (SmolLM2 +
+        the step head; on CUDA when present, or ``device``). ``overrides`` replace config fields;
+        ``fuse_analysers=False`` loads the model-alone threshold. Missing assets raise
+        :class:`ShowcaseError`.
         """
-        if backend not in ("torch", "onnx"):
-            raise InputError(f"backend must be 'torch' or 'onnx', got {backend!r}")
+        if backend not in BACKENDS:
+            raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}")
         d = Path(asset_dir) if asset_dir is not None else ASSET_DIR
         try:
             cfg_dict = json.loads((d / "config.json").read_text())
-        except OSError as exc:
-            raise ShowcaseError(f"codeprm assets missing in {d}: run scripts/codeprm_train.py") from exc
-        cal = d / "calibration.json"
+            cal = json.loads((d / ("lm_head.json" if backend == "lm" else "calibration.json")).read_text())
+        except (OSError, ValueError) as exc:
+            raise ShowcaseError(f"codeprm assets missing in {d}: run scripts/codeprm_train_lm.py and "
+                                "scripts/codeprm_distill.py") from exc
         fuse = overrides.get("fuse_analysers", cfg_dict.get("fuse_analysers", True))
-        if cal.is_file():
-            c = json.loads(cal.read_text())
-            mode = c.get("fused" if fuse else "model", c)
-            cfg_dict.update({k: mode[k] for k in ("threshold", "tau", "aggregation", "top_k") if k in mode})
-            if "analyser_prob" in c:
-                cfg_dict["analyser_prob"] = c["analyser_prob"]
+        fused = cal.get("fused", {})
+        cfg_dict.update(threshold=cal["fused" if fuse else "model"]["threshold"], aggregation="softmin",
+                        tau=cal.get("tau", cfg_dict.get("tau", 0.1)))
+        if "analyser_prob" in fused:
+            cfg_dict["analyser_prob"] = fused["analyser_prob"]
+        if "sources" in fused:
+            cfg_dict["hand_rules"] = "hand" in fused["sources"]
         cfg_dict.update(overrides)
         cfg = PRMConfig(**cfg_dict)
+        if backend == "lm":
+            from engines.codeprm.lm import LMScorer
+
+            lm = LMScorer.load(d, device)
+            return cls(replace(cfg, max_step_lines=lm.cfg.max_step_lines), "lm", lm=lm)
         vocab = json.loads((d / "vocab.json").read_text()) if (d / "vocab.json").is_file() else None
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
@@ -193,25 +273,65 @@ class CodePRM:
         from engines.codeprm.model import StepScorer
 
         model = StepScorer(cfg)
-        model.load_state_dict(load_file(str(d / "model.safetensors")))
+        try:
+            model.load_state_dict(load_file(str(d / "model.safetensors")))
+        except OSError as exc:
+            raise ShowcaseError(f"codeprm weights missing in {d}: run scripts/codeprm_distill.py") from exc
         model.eval()
         return cls(cfg, "torch", model=model, vocab=vocab)
 
     # ------------------------------------------------------------------ scoring
     def step_probs(self, feats: Features) -> tuple[np.ndarray, np.ndarray]:
-        """Per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
+        """Fast path: per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
         ids = feats.ids[None, :]
         if self.backend == "onnx":
             logits, w = self.session.run(None, {"ids": ids, "parts": feats.parts[None], "gidx": feats.gidx,
                                                 "last": feats.last})
-        else:
+        elif self.backend == "torch":
             import torch
 
             with torch.inference_mode():
                 lt, wt = self.model(torch.from_numpy(ids), torch.from_numpy(feats.parts[None]),
                                     torch.from_numpy(feats.gidx), torch.from_numpy(feats.last))
             logits, w = lt.numpy(), wt.numpy()
+        else:
+            raise InputError("step_probs takes lexer features: use model_risks() with the LM backend")
         return 1.0 / (1.0 + np.exp(-logits.astype(np.float64))), w
+
+    def model_risks(self, code: str, spans: list[Span]) -> tuple[np.ndarray, list[int]]:
+        """The learned model's step risks for ``code`` and each step's hot line (where the fast
+        path's attention points; the step's first line for the LM path)."""
+        if self.backend == "lm":
+            _, p = self.lm.step_risks(code, spans)
+            return p, [s.start for s in spans]
+        feats = featurize(code, self.cfg, self.lexer, spans)
+        p, att = self.step_probs(feats)
+        hot = []
+        for k, sp in enumerate(spans):
+            row = feats.gidx[k]
+            valid = row < len(feats.ids)
+            hot.append(int(feats.lines[row[valid][int(np.argmax(att[k][valid]))]]) if valid.any() else sp.start)
+        return p, hot
+
+    def analyse(self, codes: list[str], parsed: list[Parsed] | None = None) -> list[list[Finding]]:
+        """Analyser findings for each piece of code: bandit and CodeShield (one semgrep call for
+        all), plus the hand rules and taint labeller when ``cfg.hand_rules``."""
+        from engines.codeprm.analysers import codeshield_findings
+
+        parsed = parsed or [parse_once(c) for c in codes]
+        shield = codeshield_findings(codes)
+        out = []
+        for code, p, cs in zip(codes, parsed, shield):
+            fs = bandit_findings(code, p.pieces) + cs
+            if self.cfg.hand_rules:
+                from engines.codeprm.labels import _taint_and_dynamic
+
+                fs += _taint_and_dynamic(code, p.pieces)[0] + rule_findings(code, p.pieces)
+            seen: dict = {}
+            for f in fs:
+                seen.setdefault((f.line, f.cwe, f.source), f)
+            out.append(sorted(seen.values(), key=lambda f: (f.line, f.cwe, f.source)))
+        return out
 
     def _check(self, code) -> str:
         if not isinstance(code, str):
@@ -228,11 +348,21 @@ class CodePRM:
             raise EmptyCode("there is no code to scan: paste some Python first")
         return code.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8) if "\r" in code or "\t" in code else code
 
+    def _parse_python(self, code: str, path: str) -> Parsed:
+        parsed = parse_once(code, path)
+        if not looks_like_python(code, parsed):
+            raise NotPython("this does not look like Python: most lines do not parse as Python statements. "
+                            "Paste Python source code.")
+        return parsed
+
     def scan(self, code: str, partial: bool = False, path: str = "snippet.py", analysers: bool = True) -> ScanResult:
         """Score every step of ``code`` and give the verdict.
 
         ``partial=True`` says the code is a prefix (a live completion): a syntax error at its end
-        is expected and not reported. ``analysers=False`` skips bandit/taint findings (model only).
+        is expected and not reported. ``analysers=False`` means the learned model alone: no
+        analyser runs, nothing is fused, and the verdict uses the model-alone threshold when the
+        engine was loaded with ``fuse_analysers=False``. Text that is not Python raises
+        :class:`NotPython`.
 
         >>> prm = CodePRM.load()                                             # doctest: +SKIP
         >>> r = prm.scan("import pickle\\nobj = pickle.loads(blob)\\n")        # doctest: +SKIP
@@ -240,71 +370,68 @@ class CodePRM:
         ('vulnerable', 502)
         """
         code = self._check(code)
-        feats = featurize(code, self.cfg, self.lexer)
-        model_probs, att = self.step_probs(feats)
-        found = label_findings(code) if analysers or self.cfg.fuse_analysers else []
-        probs = self.fuse(model_probs, feats, found) if self.cfg.fuse_analysers else model_probs
+        parsed = self._parse_python(code, path)
+        spans = split_steps(code, self.cfg.max_step_lines)
+        model_probs, hot = self.model_risks(code, spans)
+        found = self.analyse([code], [parsed])[0] if analysers else []
+        probs = self.fuse(model_probs, spans, found) if (analysers and self.cfg.fuse_analysers) else model_probs
         risk, weights = aggregate(probs, self.cfg)
-        syntax_error = None
-        try:
-            compile(code, path, "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST: parse only, never run
-        except SyntaxError as exc:
-            if not (partial and repair(code) is not None):
-                syntax_error = f"line {exc.lineno}: {exc.msg}"
-        except (ValueError, RecursionError, MemoryError) as exc:
-            syntax_error = str(exc)
-        if not analysers:
-            found = []
+        syntax_error = parsed.syntax_error
+        if syntax_error is not None and partial and (parsed.repairable or repair(code) is not None):
+            syntax_error = None
         lines = code.splitlines()
         steps = []
-        for k, sp in enumerate(feats.spans):
+        for k, sp in enumerate(spans):
             p = float(probs[k])
-            row = feats.gidx[k]
-            valid = row < len(feats.ids)
-            hot = int(feats.lines[row[valid][int(np.argmax(att[k][valid]))]]) if valid.any() else sp.start
             fs = [f for f in found if sp.start <= f.line <= sp.end]
             if not fs and p >= self.cfg.step_threshold:
                 text = "\n".join(lines[sp.start - 1: sp.end])
-                cwe = next((c for rx, c in _HINTS if rx.search(lines[hot - 1] if hot - 1 < len(lines) else "")), None)
+                h = hot[k]
+                cwe = next((c for rx, c in _HINTS if rx.search(lines[h - 1] if h - 1 < len(lines) else "")), None)
                 cwe = cwe or next((c for rx, c in _HINTS if rx.search(text)), 0)
                 msg = (CWE_INFO.get(cwe, "Risky pattern") if cwe else "The model scores this step as risky") + \
                     f" (model, step risk {p:.2f}; no analyser rule matched)"
-                fs = [Finding(hot, cwe, "codeprm:model", msg, "model")]
-            steps.append(StepResult(k, sp.start, sp.end, "\n".join(lines[sp.start - 1: sp.end]), 1.0 - p, hot, fs,
+                fs = [Finding(h, cwe, "codeprm:model", msg, "model")]
+            steps.append(StepResult(k, sp.start, sp.end, "\n".join(lines[sp.start - 1: sp.end]), 1.0 - p, hot[k], fs,
                                     1.0 - float(model_probs[k])))
         order = np.argsort(-weights)[:3]
         drivers = [int(i) for i in order if probs[i] >= 0.5 * max(risk, 1e-9)]
         verdict = "vulnerable" if risk >= self.cfg.threshold else "safe"
-        return ScanResult(steps, risk, verdict, self.cfg.threshold, drivers, partial, syntax_error, len(lines), path)
+        return ScanResult(steps, risk, verdict, self.cfg.threshold, drivers, partial, syntax_error, len(lines), path,
+                          analysers)
 
-    def fuse(self, probs: np.ndarray, feats: Features, found: list[Finding]) -> np.ndarray:
+    def fuse(self, probs: np.ndarray, spans, found: list[Finding]) -> np.ndarray:
         """Noisy-OR of the model's step risks with the analysers' flags (a flagged step has risk
-        at least ``analyser_prob``): p = 1 - (1 - p_model) * (1 - analyser_prob * flagged)."""
-        flagged = np.zeros(len(feats.spans))
-        starts = np.array([s.start for s in feats.spans])
+        at least ``analyser_prob``): p = 1 - (1 - p_model) * (1 - analyser_prob * flagged).
+        ``spans`` are the steps (or fast-path ``Features``, whose ``spans`` are used)."""
+        spans = getattr(spans, "spans", spans)
+        flagged = np.zeros(len(spans))
+        starts = np.array([s.start for s in spans])
         for f in found:
             k = int(np.searchsorted(starts, f.line, side="right")) - 1
-            if k >= 0 and feats.spans[k].start <= f.line <= feats.spans[k].end:
+            if k >= 0 and spans[k].start <= f.line <= spans[k].end:
                 flagged[k] = 1.0
-        return 1.0 - (1.0 - probs) * (1.0 - self.cfg.analyser_prob * flagged)
+        return 1.0 - (1.0 - np.asarray(probs, float)) * (1.0 - self.cfg.analyser_prob * flagged)
 
     def file_risk(self, code: str, fuse: bool | None = None) -> float:
         """Aggregate risk of ``code`` (model alone, or fused with the analysers); for evaluation."""
         code = self._check(code)
-        feats = featurize(code, self.cfg, self.lexer)
-        probs, _ = self.step_probs(feats)
+        spans = split_steps(code, self.cfg.max_step_lines)
+        probs, _ = self.model_risks(code, spans)
         if self.cfg.fuse_analysers if fuse is None else fuse:
-            probs = self.fuse(probs, feats, label_findings(code))
+            probs = self.fuse(probs, spans, self.analyse([code])[0])
         return aggregate(probs, self.cfg)[0]
 
     # ------------------------------------------------------------------ ranking
-    def rank(self, prefix: str, candidates: list[str]) -> list[dict]:
-        """Rank candidate continuations of ``prefix`` by mean step reward (no length bias).
+    def rank(self, prefix: str, candidates: list[str], analysers: bool = True) -> list[dict]:
+        """Rank candidate continuations of ``prefix`` (SecCodePRM's candidate ranking).
 
-        The reward of a candidate is the mean over its own steps (scored in the context of the
-        prefix) of log r_i, r_i the step security score (fused with the analysers when the
-        config says so): the cumulative step reward divided by the number of steps, so long and
-        short continuations compete fairly.
+        Each candidate's own steps (scored in the context of the prefix, fused with the analysers
+        when the config says so) give safety scores s_i. Candidates are ranked by the top-k safe
+        ratio (share of its k least safe steps that are safe, ``aggregation.topk_safe_ratio``),
+        ties broken by the soft minimum of the s_i (``aggregation.softmin_safety``, the
+        ``reward``). A candidate whose prefix + candidate does not parse is marked
+        (``parses=False``) and ranked after every one that does.
 
         >>> prm = CodePRM.load()                                          # doctest: +SKIP
         >>> prm.rank("import subprocess\\n", ["subprocess.run(cmd, shell=True)",
@@ -319,31 +446,36 @@ class CodePRM:
             raise InputError(f"{len(candidates)} candidates given; rank at most 64 at a time")
         base = prefix if (not prefix or prefix.endswith("\n")) else prefix + "\n"
         n_prefix = base.count("\n")
-        out = []
+        codes, parsed = [], []
         for i, cand in enumerate(candidates):
             if not isinstance(cand, str) or not cand.strip():
                 raise InputError(f"candidate {i + 1} is empty")
-            code = self._check(base + cand)
-            feats = featurize(code, self.cfg, self.lexer)
-            probs, _ = self.step_probs(feats)
-            if self.cfg.fuse_analysers:
-                probs = self.fuse(probs, feats, label_findings(code))
-            own = [k for k, sp in enumerate(feats.spans) if sp.end > n_prefix]
+            codes.append(self._check(base + cand))
+            parsed.append(parse_once(codes[-1]))
+        use = analysers and self.cfg.fuse_analysers
+        found = self.analyse(codes, parsed) if use else [[] for _ in codes]
+        out = []
+        for i, (cand, code, pa, fs) in enumerate(zip(candidates, codes, parsed, found)):
+            spans = split_steps(code, self.cfg.max_step_lines)
+            probs, _ = self.model_risks(code, spans)
+            if use:
+                probs = self.fuse(probs, spans, fs)
+            own = [k for k, sp in enumerate(spans) if sp.end > n_prefix]
             p = probs[own] if own else probs[-1:]
-            r = np.clip(1.0 - p, 1e-6, 1.0)
-            reward = float(np.mean(np.log(r)))
-            out.append({"index": i, "candidate": cand, "reward": reward, "mean_score": float(np.exp(reward)),
-                        "min_score": float(r.min()), "n_steps": len(p),
+            s = 1.0 - p
+            out.append({"index": i, "candidate": cand, "parses": pa.syntax_error is None,
+                        "topk_safe_ratio": topk_safe_ratio(s, self.cfg.top_k, 1.0 - self.cfg.step_threshold),
+                        "reward": softmin_safety(s, self.cfg.tau), "mean_score": float(s.mean()),
+                        "min_score": float(s.min()), "n_steps": len(p),
                         "verdict": "vulnerable" if aggregate(p, self.cfg)[0] >= self.cfg.threshold else "safe"})
-        out.sort(key=lambda d: -d["reward"])
+        out.sort(key=lambda d: (not d["parses"], -d["topk_safe_ratio"], -d["reward"], d["index"]))
         for k, d in enumerate(out):
             d["rank"] = k + 1
         return out
 
     def with_config(self, **changes) -> CodePRM:
         """A copy with some config fields changed (same weights)."""
-        new = CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab)
-        return new
+        return CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab, self.lm)
 
 
 _DEFAULT: dict[str, CodePRM] = {}
@@ -360,13 +492,42 @@ def default_prm(backend: str = "onnx") -> CodePRM:
     return _DEFAULT[backend]
 
 
-def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[str]:
-    """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone).
+def parses(code: str) -> bool:
+    """True when ``code`` parses as Python (never run)."""
+    try:
+        compile(code, "<candidate>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def cut_at_statement(prefix: str, text: str) -> tuple[str, bool]:
+    """The longest run of whole lines of a sampled continuation ``text`` after which
+    prefix + continuation parses (it ends at a statement boundary), and whether one was found;
+    when none parses, the text up to its last complete line, marked unparseable.
+
+    >>> cut_at_statement("def f(x):\\n", "    y = x + 1\\n    return y\\nprint(f(")
+    ('    y = x + 1\\n    return y', True)
+    """
+    base = prefix if (not prefix or prefix.endswith("\n")) else prefix + "\n"
+    lines = text.splitlines()
+    if len(lines) > 1 and not text.endswith("\n"):
+        lines = lines[:-1]  # the last line was cut by the token budget
+    for n in range(len(lines), 0, -1):
+        cand = "\n".join(lines[:n]).rstrip()
+        if cand.strip() and parses(base + cand + "\n"):
+            return cand, True
+    return ("\n".join(lines).rstrip() or text.rstrip()), False
+
+
+def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[dict]:
+    """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone), each
+    cut at a statement boundary (:func:`cut_at_statement`): ``{"text", "parses"}`` per sample.
 
     Plain-text completion of the code (no chat template), temperature 0.8, seeded.
 
     >>> sample_candidates("import os\\n", n=2)                          # doctest: +SKIP
-    [...]
+    [{'text': ..., 'parses': True}, ...]
     """
     import torch
 
@@ -387,5 +548,6 @@ def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: i
     cands = []
     for row in out:
         text = bb.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True)
-        cands.append(text.rstrip() or "pass")
+        cut, ok = cut_at_statement(prefix, text)
+        cands.append({"text": cut or "pass", "parses": ok})
     return cands

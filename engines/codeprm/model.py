@@ -79,6 +79,19 @@ class StepScorer(nn.Module):
         return logits, w
 
 
+def export_onnx(model: StepScorer, cfg: PRMConfig, path) -> None:
+    """Export the step scorer for onnxruntime (opset 17; dynamic tokens, steps, step length)."""
+    model.eval()
+    ids = torch.randint(3, cfg.vocab_size, (1, 200))
+    gidx = torch.tensor([[0, 1, 2, 3] + [200] * (cfg.max_step_tokens - 4), list(range(4, 4 + cfg.max_step_tokens))])
+    last = torch.tensor([3, 199])
+    parts = torch.randint(0, cfg.vocab_size, (1, 200, 3))
+    torch.onnx.export(model, (ids, parts, gidx, last), str(path), input_names=["ids", "parts", "gidx", "last"],
+                      output_names=["logits", "attention"], opset_version=17, dynamo=False,
+                      dynamic_axes={"ids": {1: "T"}, "parts": {1: "T"}, "gidx": {0: "S", 1: "L"}, "last": {0: "S"},
+                                    "logits": {0: "S"}, "attention": {0: "S", 1: "L"}})
+
+
 @dataclass
 class Features:
     """Model inputs for one piece of code, plus what is needed to map results back to lines."""
