@@ -16,6 +16,7 @@ import numpy as np
 from demos.ui import figure_to_image, friendly_errors
 from engines.codeprm import CWE_INFO, NotPython, default_prm, examples, sample_candidates, to_sarif
 from engines.common import InputError
+from engines.common.spaces import gpu
 
 CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
@@ -210,6 +211,7 @@ def rank_candidates(prefix: str, candidates: str):
 UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
 
 
+@gpu  # SmolLM2 samples on the GPU where there is one (ZeroGPU: attached for the call)
 @friendly_errors
 def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> str:
     """Sample candidates from SmolLM2-135M, each cut at a statement boundary, joined with

@@ -12,6 +12,7 @@ import pandas as pd
 
 from demos.ui import TOKEN_STREAM, friendly_errors
 from engines.common import InputError
+from engines.common.spaces import gpu
 from engines.guardrail import head_info, shared_guardrail
 
 EXAMPLES = [
@@ -71,6 +72,7 @@ def _timing(lm: list[float], head: list[float], backend: str, block: int = 1) ->
             f"guard head ({backend}, {calls}) **{head_ms:.3f} ms** = {100 * head_ms / lm_ms:.2f} % of a decode step.")
 
 
+@gpu(duration=120)  # the LM decodes on the GPU where there is one (ZeroGPU: attached for the call)
 @friendly_errors
 def generate(prompt: str, threshold: float, patience: float, max_new_tokens: float, backend: str,
              compare: bool, block: float = 1):
@@ -124,6 +126,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     yield frame()
 
 
+@gpu
 @friendly_errors
 def score_reply(prompt: str, response: str, threshold: float, patience: float, backend: str):
     """Score a given reply token by token: (highlighted tokens, risk curve, verdict)."""

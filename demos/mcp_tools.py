@@ -19,6 +19,7 @@ import gradio as gr
 import numpy as np
 
 from engines.common.errors import InputError
+from engines.common.spaces import gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding).
 MAX_IMAGE_BYTES = 16 * 2**20
@@ -131,6 +132,7 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
             "seconds": round(v.seconds, 3)})
 
 
+@gpu
 @_tool
 def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patience: int = 0) -> str:
     """Score an assistant reply to a prompt token by token for harmful content (streaming guardrail head on SmolLM2-135M).
