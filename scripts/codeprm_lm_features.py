@@ -20,12 +20,12 @@ from engines.codeprm.steps import split_steps
 from evals.codeprm.cyberseceval import load_cases
 from evals.codeprm.lm_cache import features
 from evals.codeprm.pairs import load_pairs
-from evals.codeprm.step_labels import changed_lines, risky_steps
+from evals.codeprm.step_labels import pair_lines, risky_steps
 
 
 def do_pair(p, cfg: LMConfig) -> None:
     if p.split == "train":
-        removed, added, near = changed_lines(p.before, p.after)
+        removed, added, near = pair_lines(p.before, p.after, p.vul_lines, p.fix_lines)
         sv, sf = split_steps(p.before, cfg.max_step_lines), split_steps(p.after, cfg.max_step_lines)
         features(p.before, cfg, only_steps=risky_steps(sv, removed | near) or {0})
         features(p.after, cfg, only_steps=risky_steps(sf, added) or risky_steps(sf, removed | near) or {0})
@@ -45,18 +45,12 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     cfg = LMConfig()
     t0 = time.time()
-    if args.cse:
-        for i, c in enumerate(load_cases()):
-            features(c.code, cfg)
-            features(c.prefix, cfg)
-            if i % 50 == 0:
-                print(f"cse {i} {time.time() - t0:.0f}s", flush=True)
     done: set[str] = set()
     while True:
         pairs = load_pairs(Path(args.pairs)) if Path(args.pairs).is_file() else []
-        # dev/test first (scored whole), then train; most recent file order otherwise
+        # train first (only the windows a fix touched: cheap), then dev and test (scored whole)
         todo = [p for p in pairs if p.uid not in done]
-        todo.sort(key=lambda p: p.split == "train")
+        todo.sort(key=lambda p: p.split != "train")
         for p in todo:
             try:
                 do_pair(p, cfg)
@@ -70,6 +64,12 @@ def main() -> None:
                 continue
             break
         time.sleep(30)
+    if args.cse:
+        for i, c in enumerate(load_cases()):
+            features(c.code, cfg)
+            features(c.prefix, cfg)
+            if i % 50 == 0:
+                print(f"cse {i} {time.time() - t0:.0f}s", flush=True)
     print(f"done in {time.time() - t0:.0f}s", flush=True)
 
 

@@ -145,6 +145,12 @@ def main() -> None:
             m = pair_metrics(fv, ff, t)
             fused_rows.append({"sources": list(srcs), "analyser_prob": q, "threshold": t, **m})
     fused_best = max(fused_rows, key=lambda r: (r["verdict_pairs"], r["pair_ranking"]))
+    # do the hand rules + taint labeller add to bandit + CodeShield on dev? (analysers alone)
+    analysers_dev = {}
+    for srcs in (("bandit",), ("codeshield",), ("bandit", "codeshield"), ("bandit", "codeshield", "hand")):
+        av = np.array([1 - softmin_safety(1 - fuse(np.zeros(len(d.vul.spans)), d.vul.flags, srcs, 1.0)) for d in dev])
+        af = np.array([1 - softmin_safety(1 - fuse(np.zeros(len(d.fix.spans)), d.fix.flags, srcs, 1.0)) for d in dev])
+        analysers_dev["+".join(srcs)] = pair_metrics(av, af, 0.5)
     out = Path(args.out)
     from safetensors.torch import save_file
 
@@ -152,14 +158,14 @@ def main() -> None:
     meta = {
         "config": cfg.to_dict(), "tau": PAPER_TAU,
         "model": {"threshold": t_model, **pair_metrics(rv, rf, t_model)},
-        "fused": fused_best, "fused_grid": fused_rows, "selection": selection,
+        "fused": fused_best, "fused_grid": fused_rows, "selection": selection, "analysers_dev": analysers_dev,
         "training": {"seed": SEED, "lambda_step": lam, "epochs": args.epochs, "log": log[-5:],
                      "n_train_pairs": len(tr), "n_dev_pairs": len(dev),
                      "n_train_repos": len({d.pair.repo for d in tr}), "n_dev_repos": len({d.pair.repo for d in dev}),
                      "minutes": round((time.time() - t0) / 60, 2)},
     }
     (out / "lm_head.json").write_text(json.dumps(meta, indent=2))
-    print(json.dumps({k: meta[k] for k in ("model", "fused")}, indent=1), flush=True)
+    print(json.dumps({k: meta[k] for k in ("model", "fused", "analysers_dev")}, indent=1), flush=True)
 
 
 if __name__ == "__main__":

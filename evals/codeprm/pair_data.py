@@ -11,7 +11,7 @@ from engines.codeprm.steps import Span, split_steps
 from evals.codeprm.analyser_cache import SOURCES, findings
 from evals.codeprm.lm_cache import features
 from evals.codeprm.pairs import FixPair
-from evals.codeprm.step_labels import changed_lines, risky_steps
+from evals.codeprm.step_labels import pair_lines, risky_steps
 
 
 @dataclass
@@ -54,7 +54,7 @@ def build(pairs: list[FixPair], cfg: LMConfig, compute: bool = True, log=print) 
     out = []
     for i, p in enumerate(pairs):
         sv, sf = split_steps(p.before, cfg.max_step_lines), split_steps(p.after, cfg.max_step_lines)
-        removed, added, near = changed_lines(p.before, p.after)
+        removed, added, near = pair_lines(p.before, p.after, p.vul_lines, p.fix_lines)
         rv = risky_steps(sv, removed | near)
         cf = risky_steps(sf, added) or risky_steps(sf, removed | near)
         train = p.split == "train"

@@ -24,6 +24,8 @@ class FixPair:
     advisory: str
     file: str
     function: str
+    vul_lines: tuple[int, ...] = ()  # lines of ``before`` the fix removed or changed (from the git diff)
+    fix_lines: tuple[int, ...] = ()  # lines of ``after`` the fix added or changed
 
 
 def _pick(r: dict, *names: str, default=""):
@@ -53,5 +55,6 @@ def load_pairs(path: Path = PAIRS_PATH, splits: tuple[str, ...] = SPLITS) -> lis
         uid = str(_pick(r, "id", "uid", default="")) or \
             f"{_pick(r, 'advisory')}|{_pick(r, 'commit')}|{_pick(r, 'file')}|{_pick(r, 'function')}"
         out.append(FixPair(uid, _pick(r, "repo"), split, before, after, str(cwe or ""), _pick(r, "advisory"),
-                           _pick(r, "file"), _pick(r, "function")))
+                           _pick(r, "file"), _pick(r, "function"), tuple(r.get("vulnerable_lines") or ()),
+                           tuple(r.get("fix_lines") or ())))
     return out

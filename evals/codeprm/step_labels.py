@@ -38,3 +38,13 @@ def changed_lines(before: str, after: str) -> tuple[set[int], set[int], set[int]
 def risky_steps(spans: list[Span], lines: set[int]) -> set[int]:
     """Indices of the steps that hold any of ``lines``."""
     return {k for k in (step_of_line(spans, ln) for ln in lines) if k >= 0}
+
+
+def pair_lines(before: str, after: str, vul_lines=(), fix_lines=()) -> tuple[set[int], set[int], set[int]]:
+    """:func:`changed_lines`, with the git diff's own changed lines when the record has them."""
+    removed, added, near = changed_lines(before, after)
+    if vul_lines or fix_lines:
+        removed, added = set(vul_lines), set(fix_lines)
+        if removed:
+            near = set()
+    return removed, added, near
