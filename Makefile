@@ -11,7 +11,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean \
 	data-codeprm data-guardrail train-codeprm train-guardrail calibrate-codeprm figures-bandits \
-	bench-watermark bench-guardrail bench-codeprm bench-bandits
+	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -85,6 +85,10 @@ bench-codeprm: $(RUN_STAMP)
 
 bench-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/bandits_vs_reference.py
+
+# --ray with 2 workers against one process on a 200-file verify job (docs/batch.md).
+bench-batch: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/batch_ray.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts
