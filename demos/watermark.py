@@ -12,12 +12,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from demos.ui import friendly_errors
+from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
     ImageFormatError,
-    MessageError,
     WatermarkConfig,
     attack,
     bit_accuracy,
@@ -30,6 +29,8 @@ from engines.watermark import (
     text_capacity,
     verify,
 )
+from engines.watermark.errors import EmbedError
+from engines.watermark.image import load_image, resize, validate_image
 
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
@@ -44,18 +45,28 @@ the decoded text is exact or absent.
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
 BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 38 dB)": 128, "256 bits (floor 36 dB)": 256}
+# Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
+# embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
+# the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
+# SWEEP_WIDTH px wide.
+MAX_WIDTH = 2048
+SWEEP_WIDTH = 1024
 
 
 def _config(bits_label: str) -> WatermarkConfig:
-    if bits_label not in BIT_MODES:
-        raise MessageError(f"choose a capacity among {', '.join(BIT_MODES)}")
-    return WatermarkConfig(bits=BIT_MODES[bits_label])
+    choice(bits_label, "Capacity", BIT_MODES)
+    return WatermarkConfig(bits=BIT_MODES[bits_label], max_width=MAX_WIDTH)
 
 
 def _need_image(image, what: str) -> np.ndarray:
-    if image is None:
+    """The image of a box as uint8 RGB: a file path is decoded by the engine's reader, which checks
+    the pixel count in the file header before decoding; wider than ``MAX_WIDTH`` is refused."""
+    if image is None or (isinstance(image, str) and not image):
         raise ImageFormatError(f"no {what} yet: {'load a panorama first' if what == 'panorama' else 'run the step above first'}")
-    return np.asarray(image)
+    if isinstance(image, str):
+        image = load_image(image, max_pixels=MAX_WIDTH * MAX_WIDTH // 2, max_size=f"{MAX_WIDTH} x {MAX_WIDTH // 2} px "
+                           "(load it through the Panorama box, which downscales)")
+    return validate_image(np.asarray(image), max_width=MAX_WIDTH)
 
 
 @friendly_errors
@@ -63,7 +74,8 @@ def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray | None, str]:
     """Read an uploaded/example file and make it a usable 2:1 RGB panorama (one engine call)."""
     if not path:  # cleared: nothing to load, nothing to complain about
         return None, ""
-    img, notes = prepare_panorama(path, fit=fit)
+    choice(fit, "If it is not 2:1", ("refuse", "pad", "resize"))
+    img, notes = prepare_panorama(path, fit=fit, max_width=MAX_WIDTH)
     lines = [f"Loaded **{img.shape[1]} x {img.shape[0]} px** RGB panorama."] + [f"Notice: {n}." for n in notes]
     return img, "\n\n".join(lines)
 
@@ -79,12 +91,19 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str):
     """Embed a text or random-bit message. Generator: a status line first, then the results."""
     img = _need_image(image, "panorama")
     cfg = _config(bits_label)
+    key = text(key, "Secret key", 1000)
+    choice(mode, "Message", ("text", "random bits"))
+    message = text(message, "Text", 1000)
     if mode == "text":
-        payload = message or ""
+        payload = message
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
     yield gr.update(), "Embedding (about 3-10 s on a 2-core CPU) ...", gr.update(), None
-    res = embed(img, payload, key, cfg)
+    try:
+        res = embed(img, payload, key, cfg)
+    except EmbedError as exc:  # shown as failed in the tab (no image, no bits), then the error itself
+        yield None, f"**Embedding failed:** {exc}", None, None
+        raise
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
     stats = (f"**PSNR {res.psnr:.2f} dB**, **SSIM {res.ssim:.4f}**, payload: {kind}.  \n"
@@ -106,7 +125,10 @@ def random_angles() -> tuple[float, float, float]:
 def do_attack(marked, yaw: float, pitch: float, roll: float, kind: str) -> np.ndarray:
     """Rotate the watermarked panorama in 3D (bicubic, 8-bit) and apply an optional attack."""
     img = _need_image(marked, "watermarked image")
-    return attack(img, float(yaw), float(pitch), float(roll), kind)
+    angles = [number(v, f"{name} (deg)", -lim, lim) for v, name, lim in
+              ((yaw, "yaw", 180), (pitch, "pitch", 90), (roll, "roll", 180))]
+    choice(kind, "then", ATTACKS)
+    return attack(img, *angles, kind, max_width=MAX_WIDTH)
 
 
 @friendly_errors
@@ -114,7 +136,7 @@ def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
     """Verification (image and key only) of the image in the 'received' box with the key."""
     img = _need_image(image, "received image")
     cfg = _config(bits_label)
-    v = verify(img, key, cfg)
+    v = verify(img, text(key, "Secret key", 1000), cfg)
     verdict = "**Watermark detected**" if v.detected else "**No watermark** (for this key)"
     head = (f"{verdict}: pilot z = {v.z:.2f} (threshold {v.threshold:.2f}), "
             f"p-value <= {v.p_value:.2g} (Hoeffding bound).")
@@ -154,8 +176,14 @@ def _sweep_figure(result: dict):
 
 @friendly_errors
 def do_sweep(image, key: str, progress=gr.Progress()):  # noqa: B008 - gradio's progress idiom
-    """Bit accuracy vs rotation angle for ours and both baselines on the loaded panorama."""
+    """Bit accuracy vs rotation angle for ours and both baselines on the loaded panorama (a copy at
+    most ``SWEEP_WIDTH`` px wide: three embeddings and 21 rotations cost time linear in pixels)."""
     img = _need_image(image, "panorama")
+    key = text(key, "Secret key", 1000)
+    shrunk = ""
+    if img.shape[1] > SWEEP_WIDTH:
+        shrunk = f"  \nNotice: the sweep ran on a {SWEEP_WIDTH} x {SWEEP_WIDTH // 2} px copy of the {img.shape[1]} px panorama."
+        img = resize(img, SWEEP_WIDTH / img.shape[1])
 
     def report(frac: float, msg: str) -> None:
         progress(frac, desc=msg)
@@ -166,7 +194,7 @@ def do_sweep(image, key: str, progress=gr.Progress()):  # noqa: B008 - gradio's 
                           for k, v in result.items() if isinstance(v, dict))
     if "note" in result:
         summary += f"  \nNotice: {result['note']}"
-    return _sweep_figure(result), summary
+    return _sweep_figure(result), summary + shrunk
 
 
 def build() -> None:
@@ -180,8 +208,8 @@ def build() -> None:
             fit = gr.Radio(["refuse", "pad", "resize"], value="refuse", label="If it is not 2:1")
             gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples")
             load_info = gr.Markdown()
-            panorama = gr.Image(type="numpy", format="png", label="Prepared panorama (input to Embed)",
-                                interactive=False)
+            panorama = gr.Image(type="filepath", image_mode=None, format="png",
+                                label="Prepared panorama (input to Embed)", interactive=False)
         with gr.Column():
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
@@ -190,7 +218,7 @@ def build() -> None:
             embed_btn = gr.Button("Embed", variant="primary")
     embed_info = gr.Markdown()
     with gr.Row():
-        marked = gr.Image(type="numpy", format="png", label="Watermarked (PNG)", interactive=False)
+        marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
         diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
     gr.Markdown("#### Rotate and attack")
     with gr.Row():
@@ -201,7 +229,8 @@ def build() -> None:
         rand_btn = gr.Button("Random rotation")
         kind = gr.Dropdown(list(ATTACKS), value="JPEG 75", label="then")
         attack_btn = gr.Button("Rotate / attack")
-    received = gr.Image(type="numpy", format="png", label="Received (rotated/attacked; or upload any image to verify)")
+    received = gr.Image(type="filepath", image_mode=None, format="png",
+                        label="Received (rotated/attacked; or upload any image to verify)")
     verify_btn = gr.Button("Verify", variant="primary")
     verify_info = gr.Markdown()
     gr.Markdown("#### Sweep: bit accuracy vs rotation angle (ours, power spectrum, DWT-DCT)")

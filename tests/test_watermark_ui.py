@@ -121,3 +121,40 @@ def test_huge_image_is_downscaled_with_a_notice(tmp_path):
 def test_bad_input_in_callbacks_is_a_clean_gradio_error(call, match):
     with pytest.raises(gr.Error, match=match):
         call()
+
+
+def test_pixel_cap_is_checked_from_the_header_before_decoding(tmp_path):
+    """An 8000 x 4000 PNG of one colour is ~100 KB on disk: refused for the attack step from the header
+    size alone, downscaled with a notice by the upload box."""
+    path = _write(tmp_path, np.full((4000, 8000, 3), 70, np.uint8), "big.png")
+    with pytest.raises(gr.Error, match="8000 x 4000 px"):
+        ui.do_attack(path, 1, 2, 3, "none")
+    img, info = ui.load_panorama(path, "refuse")
+    assert img.shape == (1024, 2048, 3) and "downscaled" in info
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"yaw": float("nan")}, "yaw"), ({"pitch": 1e300}, "pitch"), ({"roll": "x"}, "roll"),
+    ({"kind": "y" * 10_000}, "not one of the choices"),
+])
+def test_attack_refuses_bad_numbers_and_choices(bad, match):
+    args = {"marked": resize(load_example("forest"), 0.5), "yaw": 1, "pitch": 2, "roll": 3, "kind": "none"} | bad
+    with pytest.raises(gr.Error, match=match) as err:
+        ui.do_attack(**args)
+    assert len(str(err.value)) < 300  # a long input is never echoed back
+
+
+def test_flat_image_embed_is_shown_as_failed_and_raises():
+    steps = ui.do_embed(np.zeros((256, 512, 3), np.uint8), "k", "text", "hi", ui64)
+    assert "Embedding" in next(steps)[1]
+    failed = next(steps)
+    assert failed[0] is None and "Embedding failed" in failed[1] and "flat" in failed[1]
+    with pytest.raises(gr.Error, match="flat"):
+        next(steps)
+
+
+def test_sixteen_bit_file_in_the_embed_box_is_refused_clearly(tmp_path):
+    path = tmp_path / "deep.png"
+    Image.fromarray(np.full((256, 512), 40000, np.uint16)).save(path)
+    with pytest.raises(gr.Error, match="16-bit"):
+        list(ui.do_embed(str(path), "k", "text", "hi", ui64))

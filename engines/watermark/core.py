@@ -35,7 +35,7 @@ import torch
 from engines.common.device import get_device
 from engines.common.threads import torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
-from engines.watermark.errors import ImageFormatError, KeyInputError
+from engines.watermark.errors import EmbedError, ImageFormatError, KeyInputError
 from engines.watermark.image import luminance, psnr, ssim, validate_image
 from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, alm_index, n_alm, synthesis
@@ -91,6 +91,18 @@ class WatermarkConfig:
     max_width: int = 4096
 
     def __post_init__(self) -> None:
+        for name in ("bits", "carriers_per_bit", "pilots", "l_min", "l_max", "steps", "rounds", "max_width"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name}={v!r}: must be a whole number")  # noqa: TRY004 - config errors are ValueError
+        for name in ("margin", "psnr_floor", "energy_weight", "fpr"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+                raise ValueError(f"{name}={v!r}: must be a finite number")
+        if not 256 <= self.max_width <= 8192:
+            raise ValueError(f"max_width={self.max_width}: choose between 256 and 8192 px (cost grows with pixels)")
+        if self.steps > 500 or self.rounds > 10:
+            raise ValueError(f"steps={self.steps}, rounds={self.rounds}: at most 500 steps and 10 rounds")
         if self.psnr_floor is None:
             self.psnr_floor = 42.0 if self.bits <= 64 else (38.0 if self.bits <= 128 else 36.0)
         if not 20.0 <= self.psnr_floor <= 60.0:
@@ -107,8 +119,10 @@ class WatermarkConfig:
         if self.n_carriers > n_adm:
             raise ValueError(f"{self.n_carriers} carriers but only {n_adm} triples in [{self.l_min}, {self.l_max}]: "
                              "widen the band or lower bits/carriers_per_bit")
-        if self.margin <= 0:
-            raise ValueError("margin must be positive")
+        if not 0 < self.margin <= 10:
+            raise ValueError(f"margin={self.margin}: choose in (0, 10] (0.6 is the default)")
+        if self.energy_weight < 0:
+            raise ValueError(f"energy_weight={self.energy_weight}: must be >= 0")
         if not 0 < self.fpr < 0.5:
             raise ValueError("fpr must be in (0, 0.5)")
         if self.energy not in ("pixel", "sphere"):
@@ -323,6 +337,10 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
     image = validate_image(image, cfg.max_width)
     _check_size(image, cfg)
     payload, is_text = as_bits(message, cfg.bits)
+    lum0 = luminance(image)
+    if float(lum0.max() - lum0.min()) < 1.0:
+        raise EmbedError("the image is flat (one brightness everywhere, e.g. all black): the bispectral "
+                         "carriers need texture to hold the watermark. Use a photograph")
     h, w = image.shape[:2]
     ver, car = _get_verifier(key, cfg, h, w)
     dev = ver.gain.device
@@ -377,8 +395,20 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
         p = psnr(image, out)
     with torch.no_grad():
         c_fin = ver(torch.tensor(luminance(out), **f32)).cpu().numpy()
+    margins = target * c_fin
+    wrong = int(np.sum(~(margins > 0)))  # NaN counts as wrong
+    if wrong:
+        low = float(np.nanmin(margins)) if np.isfinite(margins).any() else float("nan")
+        why = (f"the PSNR floor of {cfg.psnr_floor} dB scaled the change down too far; lower the floor or embed fewer bits"
+               if notes else "the image has too little texture in the carrier band; use a more detailed panorama "
+               "or fewer bits")
+        raise EmbedError(f"the watermark did not take: {wrong} of {len(margins)} carriers end on the wrong side "
+                         f"(smallest margin {low:.2f}, target {cfg.margin}), so it would not read back: {why}")
+    if float(margins.min()) < cfg.margin:
+        notes.append(f"smallest carrier margin {float(margins.min()):.2f} is below the target {cfg.margin}: "
+                     "the watermark reads back, but survives less attack")
     return EmbedResult(image=out, psnr=p, ssim=ssim(image, out), bits=payload, is_text=is_text,
-                       min_margin=float((target * c_fin).min()), seconds=time.perf_counter() - t0, notes=notes)
+                       min_margin=float(margins.min()), seconds=time.perf_counter() - t0, notes=notes)
 
 
 def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -> VerifyResult:

@@ -12,3 +12,7 @@ class MessageError(InputError):
 
 class KeyInputError(InputError):
     """The secret key is empty or unusable."""
+
+
+class EmbedError(InputError):
+    """The watermark could not be embedded into this image with the margin it needs to be read."""

@@ -9,6 +9,9 @@ import numpy as np
 from engines.watermark.errors import ImageFormatError
 
 MIN_WIDTH = 256
+#: Largest image (pixels, from the file header) that :func:`load_image` decodes at all: 40 MP is
+#: 120 MB as 8-bit RGB. Larger files are refused before any pixel is decoded.
+MAX_DECODE_PIXELS = 40_000_000
 
 
 def validate_image(image: np.ndarray, max_width: int = 4096) -> np.ndarray:
@@ -78,6 +81,25 @@ def ssim(a: np.ndarray, b: np.ndarray) -> float:
         m = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
         vals.append(m[3:-3, 3:-3].mean())
     return float(np.mean(vals))
+
+
+def check_angles(yaw: float, pitch: float, roll: float) -> tuple[float, float, float]:
+    """The three rotation angles as finite floats in degrees: yaw and roll in [-360, 360], pitch in
+    [-90, 90] (NaN, infinities and text are refused with :class:`ImageFormatError`).
+
+    >>> check_angles(10, -5, 0)
+    (10.0, -5.0, 0.0)
+    """
+    out = []
+    for name, v, lim in (("yaw (deg)", yaw, 360.0), ("pitch (deg)", pitch, 90.0), ("roll (deg)", roll, 360.0)):
+        try:
+            x = float(v)
+        except (TypeError, ValueError, OverflowError):
+            raise ImageFormatError(f"{name} must be a number of degrees") from None
+        if not math.isfinite(x) or abs(x) > lim:
+            raise ImageFormatError(f"{name} must be a finite angle between {-lim:g} and {lim:g} degrees")
+        out.append(x)
+    return out[0], out[1], out[2]
 
 
 def euler_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
@@ -185,7 +207,7 @@ def rotate_equirect(image: np.ndarray, yaw: float, pitch: float, roll: float,
     True
     """
     validate_image(image, max_width=1 << 16) if image.ndim == 3 else None
-    return rotate_equirect_matrix(image, euler_matrix(yaw, pitch, roll), interpolation)
+    return rotate_equirect_matrix(image, euler_matrix(*check_angles(yaw, pitch, roll)), interpolation)
 
 
 def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
@@ -252,14 +274,21 @@ ATTACKS = ("none", "JPEG 75", "JPEG 50", "Gaussian noise 2/255", "Gaussian blur 
 
 
 def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float = 0.0,
-           kind: str = "none", seed: int = 0, interpolation: str = "bicubic") -> np.ndarray:
+           kind: str = "none", seed: int = 0, interpolation: str = "bicubic",
+           max_width: int = 4096) -> np.ndarray:
     """Rotate (degrees; skipped when all angles are 0) and then apply one named attack.
+
+    Cost is linear in pixels (16 bicubic taps of float32 RGB per output pixel), so images wider
+    than ``max_width`` are refused; angles must be finite (:func:`check_angles`).
 
     >>> img = load_example("sunrise")
     >>> attack(img, 0, 0, 0, "resize 0.5x").shape
     (256, 512, 3)
     """
-    validate_image(image, max_width=1 << 16)
+    validate_image(image, max_width=max_width)
+    yaw, pitch, roll = check_angles(yaw, pitch, roll)
+    if kind not in ATTACKS:
+        raise ImageFormatError(f"unknown attack {str(kind)[:40]!r}; choose one of: {', '.join(ATTACKS)}")
     out = image
     if any(abs(a) > 1e-9 for a in (yaw, pitch, roll)):
         out = rotate_equirect(out, yaw, pitch, roll, interpolation)
@@ -277,7 +306,44 @@ def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float 
         return resize(out, 0.5)
     if kind == "mirror":
         return mirror(out)
-    raise ImageFormatError(f"unknown attack {kind!r}; choose one of: {', '.join(ATTACKS)}")
+    raise AssertionError(kind)  # every name in ATTACKS is handled above
+
+
+def load_image(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") -> np.ndarray:
+    """Decode an image file (path or file object) to uint8 ``H x W x 3`` RGB, refusing what the
+    watermark cannot use with :class:`ImageFormatError` saying what to change.
+
+    The pixel count is read from the file header and checked against ``max_pixels`` BEFORE any
+    pixel is decoded (a small PNG can hold a huge image). Grayscale, alpha and 16-bit/float
+    images are refused (converting them silently would change the picture the user sees);
+    ``max_size`` is the size the message names as the limit (default: the pixel count).
+
+    >>> load_image(example_path("forest")).shape
+    (512, 1024, 3)
+    """
+    from PIL import Image
+
+    try:
+        pil = Image.open(source)
+    except Exception as exc:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, struct.error, ... on bad files
+        raise ImageFormatError(f"could not read the image ({type(exc).__name__}); upload a PNG or JPEG") from None
+    with pil:
+        w, h = pil.size
+        if w * h > max_pixels:
+            limit = max_size or f"{max_pixels / 1e6:.1f} MP"
+            raise ImageFormatError(f"the image is {w} x {h} px ({w * h / 1e6:.1f} MP); the limit here is {limit}. "
+                                   "Downscale it first")
+        mode = pil.mode
+        if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+            raise ImageFormatError(f"the image has {mode} pixels (16-bit or float); save it as 8-bit RGB first")
+        if mode in ("L", "1", "LA"):
+            raise ImageFormatError("the image is grayscale; save it as RGB first")
+        if mode in ("RGBA", "PA") or (mode == "P" and "transparency" in pil.info):
+            raise ImageFormatError("the image has an alpha channel (transparency); flatten it to RGB first")
+        try:
+            return np.asarray(pil.convert("RGB"))
+        except Exception as exc:  # noqa: BLE001 - a truncated or corrupt body fails only here
+            raise ImageFormatError(f"could not decode the image ({type(exc).__name__}); upload a PNG or JPEG") from None
 
 
 def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tuple[np.ndarray, list[str]]:
@@ -285,8 +351,9 @@ def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tupl
 
     ``fit`` decides what happens to an image that is not 2:1: ``"refuse"`` (raise, naming the
     two options), ``"pad"`` (black bands to 2:1) or ``"resize"`` (stretch to 2:1). Images wider
-    than ``max_width`` are downscaled with a notice. Grayscale, RGBA/palette-with-alpha and
-    16-bit/float images are refused with a message saying how to convert them.
+    than ``max_width`` are downscaled with a notice. Files are decoded by :func:`load_image`
+    (header pixel cap first; grayscale, RGBA/palette-with-alpha and 16-bit/float refused with a
+    message saying how to convert them).
 
     >>> img, notes = prepare_panorama(load_example("forest"))
     >>> img.shape, notes
@@ -294,26 +361,16 @@ def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tupl
     """
     from PIL import Image
 
+    if fit not in ("refuse", "pad", "resize"):
+        raise ImageFormatError(f"fit must be refuse, pad or resize, not {str(fit)[:40]!r}")
     notes: list[str] = []
-    if isinstance(source, np.ndarray):
-        arr = source
-    else:
-        try:
-            with Image.open(source) as pil:
-                mode = pil.mode
-                if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-                    raise ImageFormatError(f"the image has {mode} pixels (16-bit or float); save it as 8-bit RGB first")
-                if mode in ("L", "1", "LA"):
-                    raise ImageFormatError("the image is grayscale; save it as RGB first")
-                if mode in ("RGBA", "PA") or (mode == "P" and "transparency" in pil.info):
-                    raise ImageFormatError("the image has an alpha channel (transparency); flatten it to RGB first")
-                arr = np.asarray(pil.convert("RGB"))
-        except ImageFormatError:
-            raise
-        except Exception as exc:
-            raise ImageFormatError(f"could not read the image ({type(exc).__name__}); upload a PNG or JPEG") from exc
+    arr = source if isinstance(source, np.ndarray) else load_image(source)
     if arr.ndim == 3 and arr.shape[2] == 3 and arr.dtype == np.uint8 and arr.shape[1] != 2 * arr.shape[0]:
         h, w = arr.shape[:2]
+        side = max(w, 2 * h)  # width of the 2:1 result of padding or stretching
+        if fit != "refuse" and side * side // 2 > MAX_DECODE_PIXELS:
+            raise ImageFormatError(f"making this {w} x {h} px image 2:1 would give {side} x {side // 2} px, over the "
+                                   f"{MAX_DECODE_PIXELS / 1e6:.0f} MP limit; crop it closer to 2:1 first")
         if fit == "pad":
             if w >= 2 * h:
                 tgt_h = w // 2 + (w % 2)
@@ -331,8 +388,6 @@ def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tupl
             new_w = max(w, 2 * h) // 2 * 2
             arr = np.asarray(Image.fromarray(arr).resize((new_w, new_w // 2), Image.BICUBIC))
             notes.append(f"resized from {w}x{h} to {new_w}x{new_w // 2} (2:1)")
-        elif fit != "refuse":
-            raise ImageFormatError(f"fit must be refuse, pad or resize, not {fit!r}")
     if arr.ndim == 3 and arr.shape[2] == 3 and arr.dtype == np.uint8 and arr.shape[1] > max_width:
         w0 = arr.shape[1]
         arr = resize(arr, max_width / w0)
