@@ -4,9 +4,6 @@ UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sw
 """
 from __future__ import annotations
 
-import os
-import tempfile
-
 import gradio as gr
 import matplotlib
 
@@ -15,7 +12,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
-from demos.ui import figure_to_image, friendly_errors
+from demos.ui import (
+    cache_file,
+    choice,
+    choices,
+    figure_to_image,
+    friendly_errors,
+    number,
+    text,
+)
 from engines.bandits import (
     BASE_ALGORITHMS,
     DELAYS,
@@ -47,6 +52,17 @@ seeded streams per seed), the optional growing radius beta_t, the geometric dela
 RCDP-UCB is provisioned for C=25, Lambda=10^4, mu=100, kappa=0.25 whatever the environment, like the paper.
 """
 
+#: Points per curve in the regret plot (thinned evenly over the rounds; the CSV has every T/500-th).
+PLOT_POINTS = 2000
+#: The tab's cost bounds: estimated run time, array memory, and T x seeds x algorithms rounds
+#: (a sweep over T up to its 200,000-round limit with 5 seeds and 5 algorithms fits exactly).
+MAX_SECONDS = 300.0
+MAX_BYTES = 5e8
+MAX_ROUND_STEPS = 5_000_000
+EXPLORATIONS = ("constant 0.1 (reference)", "beta_t (not in the reference)")
+SWEEP_PARAMS = {"corruption budget C": "corruption_budget", "delay budget Lambda": "delay_budget",
+                "horizon T": "T", "delay std": "delay_std"}
+
 _COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",
            "MaxPairUCB": "#d62728"}
 
@@ -59,9 +75,10 @@ def regret_plot(result) -> Image.Image:
     """Mean cumulative regret over seeds with a +/-1 std band, one line per algorithm."""
     fig, ax = plt.subplots(figsize=(8, 4.6))
     T = result.config.T
-    t = np.arange(1, T + 1)
+    idx = np.unique(np.linspace(0, T - 1, min(T, PLOT_POINTS)).astype(np.int64))  # bounded points
+    t = idx + 1
     for name, R in result.regret.items():
-        m, s = R.mean(0), R.std(0)
+        m, s = R[:, idx].mean(0), R[:, idx].std(0)
         ax.plot(t, m, color=_color(name), lw=2.6 if name == "RCDP-UCB" else 1.6, label=name)
         ax.fill_between(t, m - s, m + s, color=_color(name), alpha=0.15)
     cfg = result.config
@@ -102,25 +119,31 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
 
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
             corruption_budget, algorithms, baselines_ps, mode, exploration) -> SimConfig:
-    algos = list(algorithms or [])
+    algos = choices(algorithms, "algorithms", BASE_ALGORITHMS)
     if not algos:
         raise InputError("tick at least one algorithm")
-    if baselines_ps:
+    post_serving = choice(post_serving, "post-serving context y = phi(x)", (True, False))
+    if choice(baselines_ps, "baselines use the predictor (+PS)", (True, False)):
         if not post_serving:
             raise InputError("'baselines use the predictor' needs post-serving context: tick it too")
         algos = [a if a == "RCDP-UCB" else f"{a}+PS" for a in algos]
-    try:
-        ints = [int(float(v)) for v in (d, K, T, seeds, delay_budget, corruption_budget)]
-    except (TypeError, ValueError):
-        raise InputError("d, K, T, seeds and the budgets must be whole numbers") from None
-    d, K, T, seeds, delay_budget, corruption_budget = ints
-    return SimConfig(d=d, K=K, T=T, n_seeds=seeds, phi=phi, post_serving=bool(post_serving),
-                     delay=delay, delay_mean=float(delay_mean), delay_std=float(delay_std),
-                     delay_budget=delay_budget,
+    d = number(d, "d (pre-serving dimension)", 1, 50, whole=True)
+    K = number(K, "K (arms per round)", 2, 50, whole=True)
+    T = number(T, "T (rounds)", 1, None, whole=True)
+    seeds = number(seeds, "seeds (independent runs)", 1, 50, whole=True)
+    delay_mean = number(delay_mean, "stochastic delay mean mu (rounds)", 0, 1e6)
+    delay_std = number(delay_std, "Gaussian delay std (rounds)", 0, 1e6)
+    delay_budget = number(delay_budget, "adversarial delay budget Lambda (rounds)", 0, 1e12, whole=True)
+    corruption_budget = number(corruption_budget, "corruption budget C (flips)", 0, 1e9, whole=True)
+    return SimConfig(d=d, K=K, T=T, n_seeds=seeds, phi=choice(phi, "mapping phi", MAPPINGS),
+                     post_serving=post_serving, delay=choice(delay, "delay regime", DELAYS),
+                     delay_mean=delay_mean, delay_std=delay_std, delay_budget=delay_budget,
                      corruption="strategic" if corruption_budget > 0 else "none",
-                     corruption_budget=corruption_budget, algorithms=tuple(algos), mode=mode,
-                     exploration="beta_t" if exploration.startswith("beta") else "constant",
-                     max_seconds=300.0)
+                     corruption_budget=corruption_budget, algorithms=tuple(algos),
+                     mode=choice(mode, "mode", ("faithful", "fast")),
+                     exploration="beta_t" if choice(exploration, "RCDP-UCB exploration",
+                                                    EXPLORATIONS).startswith("beta") else "constant",
+                     max_seconds=MAX_SECONDS, max_bytes=MAX_BYTES, max_round_steps=MAX_ROUND_STEPS)
 
 
 def _summary(res) -> str:
@@ -149,8 +172,8 @@ def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_s
     table = [[r["rank"], r["algorithm"], round(r["final_regret_mean"], 1),
               round(r["final_regret_std"], 1), round(r["min"], 1), round(r["max"], 1)]
              for r in res.table()]
-    fd, path = tempfile.mkstemp(prefix="bandits_regret_", suffix=".csv")
-    with os.fdopen(fd, "w") as fh:
+    path = cache_file("bandits_regret", ".csv")  # in Gradio's cache: the app's delete_cache removes it
+    with open(path, "w") as fh:
         fh.write(res.to_csv(stride=max(1, cfg.T // 500)))
     return regret_plot(res), table, path, _summary(res)
 
@@ -162,22 +185,22 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
     """Final regret vs C, Lambda, or T (T from a single run); returns (plot, table)."""
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
+    values = text(values, "values (comma-separated)", 2000)
     try:
-        vals = [float(v) for v in str(values).replace(";", ",").split(",") if v.strip()]
+        vals = [float(v) for v in values.replace(";", ",").split(",") if v.strip()]
     except ValueError:
         raise InputError("values must be numbers separated by commas, e.g. 0, 10, 25, 50") from None
-    key = {"corruption budget C": "corruption_budget", "delay budget Lambda": "delay_budget",
-           "horizon T": "T", "delay std": "delay_std"}[param]
+    key = SWEEP_PARAMS[choice(param, "sweep", SWEEP_PARAMS)]
     sw = sweep_within_budget(cfg, key, vals, progress=lambda f, m: progress(f, desc=m) if progress else None)
     rows = [[r[sw.param], r["algorithm"], round(r["final_regret_mean"], 1),
              round(r["final_regret_std"], 1)] for r in sw.rows()]
     return sweep_plot(sw, loglog=(key == "T")), rows
 
 
+@friendly_errors
 def load_preset(name: str):
     """Fill the controls from a preset (one of the paper's figures)."""
-    if name not in PRESETS:
-        raise gr.Error(f"unknown preset {name!r}")
+    choice(name, "Preset (paper figure)", PRESETS)
     cfg = preset_config(name)
     base = sorted({a.replace("+PS", "") for a in cfg.algorithms}, key=BASE_ALGORITHMS.index)
     ps = any(a.endswith("+PS") for a in cfg.algorithms)
@@ -213,8 +236,7 @@ def build() -> None:
         algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=list(BASE_ALGORITHMS),
                                       label="algorithms")
         mode = gr.Radio(["faithful", "fast"], value="faithful", label="mode")
-        exploration = gr.Radio(["constant 0.1 (reference)", "beta_t (not in the reference)"],
-                               value="constant 0.1 (reference)", label="RCDP-UCB exploration")
+        exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
     run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
         plot = gr.Image(format="png", type="pil", label="cumulative regret (mean +/- 1 std)")
@@ -227,8 +249,7 @@ def build() -> None:
     gr.Markdown("#### Scaling panel: final regret vs a budget or the horizon "
                 "(the learner's provisioning stays fixed)")
     with gr.Row():
-        param = gr.Dropdown(["corruption budget C", "delay budget Lambda", "horizon T",
-                             "delay std"], value="corruption budget C", label="sweep")
+        param = gr.Dropdown(list(SWEEP_PARAMS), value="corruption budget C", label="sweep")
         values = gr.Textbox(value="0, 25, 50, 100", label="values (comma-separated)")
         sweep_btn = gr.Button("Run sweep", variant="secondary")
     with gr.Row():

@@ -340,7 +340,12 @@ def test_sweep_over_corruption_budget_is_monotone_for_flips():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    ({"T": 0}, "T must be at least 1"),
+    ({"T": 0}, r"T \(rounds\) must be at least 1"),
+    ({"T": float("inf")}, "whole number"),
+    ({"d": float("nan")}, "whole number"),
+    ({"delay_mean": 1e300}, "delay_mean"),
+    ({"delay_std": float("nan")}, "delay_std"),
+    ({"delay_budget": 10**13}, "delay_budget"),
     ({"K": 1}, "K >= 2"),
     ({"phi": "nope"}, "unknown mapping"),
     ({"delay": "later"}, "unknown delay"),
@@ -353,6 +358,19 @@ def test_sweep_over_corruption_budget_is_monotone_for_flips():
 def test_bad_config_raises_input_error(kwargs, needle):
     with pytest.raises(InputError, match=needle):
         SimConfig(**kwargs)
+
+
+def test_budget_refuses_t_1e7_before_any_work():
+    import time
+
+    cfg = SimConfig(T=10**7, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), max_bytes=5e8,
+                    max_round_steps=5_000_000)
+    t0 = time.perf_counter()
+    with pytest.raises(InputError, match="simulated rounds"):
+        simulate(cfg)
+    with pytest.raises(InputError, match="MB of arrays"):
+        simulate(SimConfig(T=10**7, n_seeds=5, d=10, K=2, max_bytes=5e8))
+    assert time.perf_counter() - t0 < 1.0
 
 
 def test_huge_run_is_refused_with_an_estimate():

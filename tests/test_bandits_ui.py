@@ -40,16 +40,39 @@ def test_post_serving_with_predictor_baselines_and_beta_t():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"T": 0}, "T must be at least 1"),
-    ({"K": 1}, "K >= 2"),
+    ({"T": 0}, r"T \(rounds\) must be at least 1"),
+    ({"K": 1}, r"K \(arms per round\) must be between 2 and 50"),
     ({"algorithms": []}, "at least one algorithm"),
     ({"baselines_ps": True}, "needs post-serving"),
-    ({"T": 200000, "seeds": 50, "post_serving": True}, "would take about"),
-    ({"T": "lots"}, "whole numbers"),
+    ({"T": 20000, "seeds": 50, "post_serving": True}, "would take about"),
+    ({"T": "lots"}, "is not a number"),
+    ({"T": float("nan")}, "finite"),
+    ({"delay_mean": 1e300}, "between 0 and 1e"),
+    ({"seeds": 2.5}, "whole number"),
+    ({"phi": "x" * 100_000}, "not one of the choices"),
+    ({"T": 10**7, "d": 1, "K": 2, "seeds": 1}, "simulated rounds"),
+    ({"T": 10**7, "d": 1, "K": 2, "seeds": 1, "algorithms": ["MaxInP"]}, "simulated rounds"),
 ])
 def test_bad_input_is_a_clean_gradio_error(kw, needle):
-    with pytest.raises(gr.Error, match=needle):
+    with pytest.raises(gr.Error, match=needle) as err:
         ui.run_simulation(*_args(**kw), progress=None)
+    assert len(str(err.value)) < 300  # never echoes a long input
+
+
+def test_regret_plot_draws_a_bounded_number_of_points():
+    from engines.bandits import SimConfig, simulate
+
+    res = simulate(SimConfig(T=5000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none"))
+    import matplotlib.pyplot as plt
+
+    calls = []
+    orig = plt.Axes.plot
+    try:
+        plt.Axes.plot = lambda self, x, y, *a, **k: calls.append(len(x)) or orig(self, x, y, *a, **k)
+        ui.regret_plot(res)
+    finally:
+        plt.Axes.plot = orig
+    assert calls and max(calls) <= ui.PLOT_POINTS
 
 
 def test_sweeps_over_corruption_and_horizon():
@@ -62,6 +85,10 @@ def test_sweeps_over_corruption_and_horizon():
         ui.run_sweep(*_args(), "corruption budget C", "a, b", progress=None)
     with pytest.raises(gr.Error, match="adversarial"):
         ui.run_sweep(*_args(), "delay budget Lambda", "100, 400", progress=None)
+    with pytest.raises(gr.Error, match="finite"):
+        ui.run_sweep(*_args(), "horizon T", "nan, 60", progress=None)
+    with pytest.raises(gr.Error, match="not one of the choices"):
+        ui.run_sweep(*_args(), "y" * 5000, "1, 2", progress=None)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -28,11 +28,17 @@ from engines.bandits.experiments import (
                                     sweep_T,
                                     sweep_within_budget,
 )
-from engines.bandits.simulate import SimResult, estimate_seconds, simulate
+from engines.bandits.simulate import (
+                                    SimResult,
+                                    check_budget,
+                                    estimate_bytes,
+                                    estimate_seconds,
+                                    simulate,
+)
 
 __all__ = [
-    "BASE_ALGORITHMS", "DELAYS", "MAPPINGS", "MODES", "PRESETS", "SimConfig", "SimResult",
-    "SweepResult", "apply_phi", "estimate_seconds", "loglog_slope", "parse_algorithm",
-    "post_dim", "preset_config", "simulate", "sweep", "sweep_T", "true_params",
-    "MAX_HORIZON", "sweep_within_budget",
+    "BASE_ALGORITHMS", "DELAYS", "MAPPINGS", "MAX_HORIZON", "MODES", "PRESETS", "SimConfig",
+    "SimResult", "SweepResult", "apply_phi", "check_budget", "estimate_bytes", "estimate_seconds",
+    "loglog_slope", "parse_algorithm", "post_dim", "preset_config", "simulate", "sweep", "sweep_T",
+    "sweep_within_budget", "true_params",
 ]

@@ -28,6 +28,17 @@ PHI_SEED_ORDER = ("polynomial", "abs", "cosine", "sinusoidal")
 
 #: Hard size cap: estimated seconds above which ``simulate`` refuses to start.
 MAX_ESTIMATED_SECONDS = 900.0
+#: Memory cap: estimated bytes of arrays (regret curves, histories, queues) above which ``simulate``
+#: refuses to start.
+MAX_ESTIMATED_BYTES = 2e9
+#: The tab's label of each number a user sets (messages name what the user sees).
+LABELS = {"d": "d (pre-serving dimension)", "K": "K (arms per round)", "T": "T (rounds)",
+          "n_seeds": "seeds (independent runs)", "delay_mean": "stochastic delay mean mu (rounds)",
+          "delay_std": "Gaussian delay std (rounds)", "delay_budget": "adversarial delay budget Lambda (rounds)",
+          "corruption_budget": "corruption budget C (flips)"}
+#: Largest value each of these may take: beyond them delays and budgets stop meaning anything for
+#: horizons this engine runs, and int64 arithmetic in the kernels would overflow.
+LIMITS = {"T": 10**9, "delay_mean": 1e6, "delay_std": 1e6, "delay_budget": 1e12, "corruption_budget": 1e9}
 
 
 def post_dim(phi: str, d: int) -> int:
@@ -114,6 +125,9 @@ class SimConfig:
         predictor_lr: Adam learning rate of the predictor (reference: 1e-3).
         predictor_epochs: Adam steps per round (reference: 2).
         max_seconds: Refuse configurations whose estimated run time exceeds this.
+        max_bytes: Refuse configurations whose estimated array memory exceeds this.
+        max_round_steps: Refuse configurations with more than this many T x seeds x
+            algorithms rounds (None: no such cap); bounds time and memory whatever the estimate.
     """
 
     # --- environment ---
@@ -152,19 +166,23 @@ class SimConfig:
     predictor_lr: float = 1e-3
     predictor_epochs: int = 2
     max_seconds: float = MAX_ESTIMATED_SECONDS
+    max_bytes: float = MAX_ESTIMATED_BYTES
+    max_round_steps: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("d", "K", "T", "n_seeds"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool):
                 try:
-                    if float(v) != int(v):
+                    if isinstance(v, bool) or float(v) != int(v):
                         raise ValueError
                     setattr(self, name, int(v))
-                except (TypeError, ValueError):
-                    raise InputError(f"{name} must be a whole number, got {v!r}") from None
+                except (TypeError, ValueError, OverflowError):
+                    raise InputError(f"{LABELS[name]} must be a whole number, got {str(v)[:40]}") from None
         if self.T < 1:
-            raise InputError(f"T must be at least 1 round, got T={self.T}")
+            raise InputError(f"T (rounds) must be at least 1 round, got T={self.T}")
+        if self.T > LIMITS["T"]:
+            raise InputError(f"T (rounds) must be at most {LIMITS['T']:.0e} rounds, got T={self.T:.3g}")
         if self.K < 2:
             raise InputError(f"a duel needs at least 2 arms; set K >= 2 (got K={self.K})")
         if self.d < 1:
@@ -186,8 +204,13 @@ class SimConfig:
             raise InputError(f"exploration must be 'constant' or 'beta_t', got {self.exploration!r}")
         for name in ("delay_mean", "delay_std", "delay_budget", "corruption_budget"):
             v = getattr(self, name)
-            if not math.isfinite(float(v)) or float(v) < 0:
-                raise InputError(f"{name} must be a finite number >= 0 (got {v!r})")
+            try:
+                x = float(v)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"{LABELS[name]} ({name}) must be a number, got {str(v)[:40]}") from None
+            if isinstance(v, bool) or not math.isfinite(x) or not 0 <= x <= LIMITS[name]:
+                raise InputError(f"{LABELS[name]} ({name}) must be a finite number between 0 and "
+                                 f"{LIMITS[name]:.0e} (got {x:.6g})")
         self.delay_budget = int(self.delay_budget)
         self.corruption_budget = int(self.corruption_budget)
         for name in ("lambda_reg", "kappa", "predictor_lr"):
@@ -217,6 +240,11 @@ class SimConfig:
             raise InputError("fast_refit_growth must be in (0, 10]")
         if self.predictor_batch < 8 or self.predictor_hidden < 1 or self.predictor_epochs < 1:
             raise InputError("predictor_batch >= 8, predictor_hidden >= 1, predictor_epochs >= 1")
+        for name in ("max_seconds", "max_bytes"):
+            if not float(getattr(self, name)) > 0:
+                raise InputError(f"{name} must be > 0 (got {getattr(self, name)!r})")
+        if self.max_round_steps is not None and self.max_round_steps < 1:
+            raise InputError(f"max_round_steps must be >= 1 or None (got {self.max_round_steps!r})")
 
     # ------------------------------------------------------------------ derived quantities
     @property

@@ -149,9 +149,14 @@ def sweep_within_budget(cfg: SimConfig, param: str, values: Sequence[float],
     >>> sweep_within_budget(SimConfig(T=40, n_seeds=2, algorithms=("MaxInP",)), "T", [10, 40]).values
     [10.0, 40.0]
     """
-    vals = [float(v) for v in values]
+    try:
+        vals = [float(v) for v in values]
+    except (TypeError, ValueError, OverflowError):
+        raise InputError("sweep values must be numbers") from None
     if not vals:
         raise InputError("give at least one value to sweep")
+    if not all(np.isfinite(vals)):
+        raise InputError("sweep values must be finite numbers (no nan or inf)")
     if param == "T":
         if max(vals) > MAX_HORIZON or min(vals) < 1:
             raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")

@@ -85,15 +85,19 @@ class SimResult:
 
 
 # ----------------------------------------------------------------------------- cost model
-# Seconds per unit, measured on the 2-core CI machine (see benchmarks/RESULTS.md#bandits).
+# Seconds per unit, measured on the shared 2-core CI machine under load (see
+# benchmarks/hardening_probes.py and benchmarks/RESULTS.md#hardening): on a quiet machine runs are
+# up to 4x faster, so the estimate errs on the long side.
+_C_STEP = 4e-6        # per seed-round-algorithm: the kernel's fixed cost of a round (3-5 us at d=1, K=2)
 _C_ROUND = 2.5e-9     # per seed-round-algorithm, times (K p^2 + K^2 p) for selection
-_C_MLE = 0.55e-9      # per history row, times p^2, per Newton sweep (about 3 sweeps a solve)
-_C_PRED = 0.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)
-_C_PY = 6e-5          # Python overhead per round per algorithm when the predictor forces rounds
+_C_MLE = 0.55e-9      # per history row per Newton sweep (about 3 a solve), times (p^2 + 16)(1 + p/10)
+_C_PRED = 1.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)
+_C_PY_STEP = 6e-3     # per round per predictor step when the predictor forces round-by-round work
+_C_PY_ALGO = 2e-3     # per round per algorithm on that path
 
 
 def estimate_seconds(cfg: SimConfig) -> float:
-    """Rough run-time estimate (seconds) for ``cfg`` on a 2-core CPU; used for the size cap.
+    """Run-time estimate (seconds) for ``cfg`` on a busy 2-core CPU; used for the time cap.
 
     >>> estimate_seconds(SimConfig(T=100, n_seeds=1)) < 5
     True
@@ -105,16 +109,63 @@ def estimate_seconds(cfg: SimConfig) -> float:
         base, ps = parse_algorithm(name)
         p = d + e if (ps or (base == "RCDP-UCB" and e > 0)) else d
         n_pred += int(ps or (base == "RCDP-UCB" and e > 0))
-        total += _C_ROUND * S * T * (K * p * p + K * K * p)
+        total += S * T * (_C_STEP + _C_ROUND * (K * p * p + K * K * p))
         if base == "RCDP-UCB":
             rows = T * T / 2 if cfg.mode == "faithful" else min(T * T / 2, 100 * 100 + T / cfg.fast_refit_growth)
-            total += _C_MLE * 3 * S * rows * p * p
+            total += _C_MLE * 3 * S * rows * (p * p + 16) * (1 + p / 10)
     if cfg.uses_predictor:
         H = cfg.predictor_hidden
         flops = n_pred * S * (d * H + H * H + H * e)
         rows = T * T if cfg.mode == "faithful" else T * min(2 * T, cfg.predictor_batch)
-        total += _C_PRED * flops * rows * cfg.predictor_epochs + _C_PY * T * len(cfg.algorithms)
+        total += _C_PRED * flops * rows * cfg.predictor_epochs
+        total += T * (_C_PY_STEP * cfg.predictor_epochs + _C_PY_ALGO * len(cfg.algorithms))
     return total
+
+
+def estimate_bytes(cfg: SimConfig) -> float:
+    """Bytes of the arrays a run of ``cfg`` holds at once: per algorithm and seed the regret curve,
+    the delay queues and (RCDP-UCB) the weighted history; the predictor's replay buffers; one chunk
+    of context streams. Used for the memory cap.
+
+    >>> estimate_bytes(SimConfig(T=10**7, n_seeds=1, d=1, K=2, algorithms=("MaxInP",))) > 8e7
+    True
+    """
+    S, T, K, d, e = cfg.n_seeds, cfg.T, cfg.K, cfg.d, cfg.e_dim
+    R = min(T + 1, max_delay(cfg) + 1)
+    total = 8.0 * S * CHUNK * K * (2 * (d + e) + 4)
+    n_pred = 0
+    for name in cfg.algorithms:
+        base, ps = parse_algorithm(name)
+        uses = ps or (base == "RCDP-UCB" and e > 0)
+        p = d + e if uses else d
+        n_pred += int(uses)
+        total += 8.0 * S * (T + p * p + R * (p + 5))
+        if base == "RCDP-UCB":
+            total += 8.0 * S * T * (p + 2)
+    if cfg.uses_predictor:
+        total += 4.0 * n_pred * S * 2 * T * (d + e)
+    return total
+
+
+def check_budget(cfg: SimConfig) -> None:
+    """Refuse ``cfg`` with :class:`InputError` before any work when it exceeds ``max_round_steps``
+    (T x seeds x algorithms), ``max_bytes`` (:func:`estimate_bytes`) or ``max_seconds``
+    (:func:`estimate_seconds`); the message names what to lower."""
+    lower = (f"lower T (now {cfg.T:,} rounds), seeds (now {cfg.n_seeds}) or the number of "
+             f"algorithms (now {len(cfg.algorithms)})")
+    steps = cfg.T * cfg.n_seeds * len(cfg.algorithms)
+    if cfg.max_round_steps is not None and steps > cfg.max_round_steps:
+        raise InputError(f"T x seeds x algorithms = {steps:,} simulated rounds; the limit here is "
+                         f"{cfg.max_round_steps:,}: {lower}")
+    mem = estimate_bytes(cfg)
+    if mem > cfg.max_bytes:
+        raise InputError(f"this run would hold about {mem / 1e6:,.0f} MB of arrays (cap "
+                         f"{cfg.max_bytes / 1e6:,.0f} MB): {lower}, or d/K")
+    est = estimate_seconds(cfg)
+    if est > cfg.max_seconds:
+        raise InputError(
+            f"this run would take about {est / 60:.0f} min here (cap {cfg.max_seconds / 60:.0f} "
+            f"min): {lower}, " + ("or switch to mode 'fast'" if cfg.mode == "faithful" else "or d/K"))
 
 
 def _params(cfg: SimConfig, base: str, ps: bool, p: int) -> np.ndarray:
@@ -205,7 +256,8 @@ def _exploration_label(cfg: SimConfig) -> str:
 def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     """Run every algorithm of ``config`` over every seed; return cumulative-regret curves.
 
-    Raises InputError (with a time estimate) when the run would exceed ``config.max_seconds``.
+    Raises InputError (with the estimate) when the run would exceed ``config.max_seconds``,
+    ``config.max_bytes`` or ``config.max_round_steps`` (:func:`check_budget`).
 
     >>> r = simulate(SimConfig(T=50, n_seeds=2, algorithms=("RCDP-UCB", "RCDB")))
     >>> r.regret["RCDB"].shape
@@ -214,12 +266,7 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     if not isinstance(config, SimConfig):
         raise InputError("simulate() takes a SimConfig")
     cfg = config
-    est = estimate_seconds(cfg)
-    if est > cfg.max_seconds:
-        raise InputError(
-            f"this run would take about {est / 60:.0f} min here (cap {cfg.max_seconds / 60:.0f} "
-            f"min): lower T (now {cfg.T}), the number of seeds ({cfg.n_seeds}) or algorithms, "
-            + ("or switch to mode='fast'" if cfg.mode == "faithful" else "or d/K"))
+    check_budget(cfg)
     # The predictor's matmuls are tiny: one intra-op thread is fastest, and on a busy machine
     # several spinning OpenMP threads can be 10x slower. Restored on exit.
     with torch_threads(1):
