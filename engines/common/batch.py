@@ -209,8 +209,11 @@ def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
 
 
 def _ray(work: Callable, items: Sequence[Item], args: tuple, bar, address: str,
-         workers: int | None) -> tuple[list[Outcome], int]:
+         workers: int | None, notes: list[str]) -> tuple[list[Outcome], int]:
+    t0 = time.perf_counter()
     ray, started = _ray_start(address, workers)
+    if started:
+        notes.append(f"Ray start-up {time.perf_counter() - t0:.1f} s (included above)")
     try:
         task = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=True)(_call)
         shared = [ray.put(a) for a in args]  # stored once; Ray resolves top-level refs in the task
@@ -259,10 +262,11 @@ def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: s
     if workers is not None and workers < 1:
         raise InputError(f"--workers {workers}: give at least 1")
     t0 = time.perf_counter()
+    notes: list[str] = []
     with _progress(len(items), desc, progress) as bar:
         if ray is None:
             outcomes, runner, n = _local(work, items, args, bar), "one process", 1
         else:
-            outcomes, n = _ray(work, items, args, bar, ray, workers)
+            outcomes, n = _ray(work, items, args, bar, ray, workers, notes)
             runner = "Ray local" if ray == LOCAL else f"Ray at {ray}"
-    return Report(outcomes, time.perf_counter() - t0, runner, n)
+    return Report(outcomes, time.perf_counter() - t0, runner, n, notes)
