@@ -10,7 +10,7 @@ import statistics
 import gradio as gr
 import pandas as pd
 
-from demos.ui import TOKEN_STREAM, friendly_errors
+from demos.ui import TOKEN_STREAM, choice, friendly_errors, number, text
 from engines.common import InputError
 from engines.common.spaces import gpu
 from engines.guardrail import head_info, shared_guardrail
@@ -80,6 +80,12 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     ``block``: tokens per head call (``Guardrail.stream(block=...)``); the reply then shows in bursts."""
     if not isinstance(prompt, str):
         raise InputError("the prompt must be text")
+    prompt = text(prompt, "Prompt", None)  # valid UTF-8 (the engine checks emptiness and length)
+    threshold = number(threshold, "Risk threshold")
+    patience = number(patience, "Patience", whole=True)
+    max_new_tokens = number(max_new_tokens, "Max new tokens", whole=True)
+    block = number(block, "Head call", whole=True)
+    compare = choice(compare, "Also run unguarded after a stop", (True, False))
     guard = shared_guardrail(backend)
     spans: list[tuple[str, float]] = []
     points: list[tuple[int, float, str]] = []
@@ -130,6 +136,8 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
 @friendly_errors
 def score_reply(prompt: str, response: str, threshold: float, patience: float, backend: str):
     """Score a given reply token by token: (highlighted tokens, risk curve, verdict)."""
+    prompt, response = text(prompt, "Prompt", None), text(response, "Reply to score", None)
+    threshold, patience = number(threshold, "Risk threshold"), number(patience, "Patience", whole=True)
     trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience))
     last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
     spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
