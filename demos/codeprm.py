@@ -6,14 +6,14 @@ examples). Callbacks are plain functions, testable without a server.
 from __future__ import annotations
 
 import html
-import tempfile
 import time
 from pathlib import Path
 
 import gradio as gr
 import numpy as np
 
-from demos.ui import figure_to_image, friendly_errors
+from demos.ui import cache_file, choice, figure_to_image, friendly_errors, number
+from demos.ui import text as utf8_text
 from engines.codeprm import CWE_INFO, NotPython, default_prm, examples, sample_candidates, to_sarif
 from engines.common import InputError
 from engines.common.spaces import gpu
@@ -22,6 +22,10 @@ CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
 _FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
+# Step playback sends whole frames of HTML: at most this many, and at most this many bytes in all
+# (a 2,000-line scan sent 48.6 MB one frame per step); long scans step through evenly spaced steps.
+PLAY_FRAMES = 40
+PLAY_BYTES = 8_000_000
 
 
 def _plot_figure(scan: dict):
@@ -119,8 +123,7 @@ def _step_md(scan: dict, k: int) -> str:
 @friendly_errors
 def load_example(name: str) -> str:
     """The code of a named example (vulnerable/fixed pairs across CWE families)."""
-    if name not in _EXAMPLES:
-        raise InputError(f"unknown example {name!r}")
+    choice(name, "Examples", _EXAMPLES)
     return _EXAMPLES[name]
 
 
@@ -139,7 +142,7 @@ def scan_code(code: str, partial: bool):
     the previous scan's outputs."""
     prm = default_prm("onnx")
     try:
-        r = prm.scan(code, partial=bool(partial))
+        r = prm.scan(utf8_text(code, "Python code"), partial=bool(partial))
     except NotPython:
         return _cleared("This does not look like Python: paste Python source code to scan.")
     except InputError as exc:
@@ -149,14 +152,15 @@ def scan_code(code: str, partial: bool):
     scan = r.to_dict()
     scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold,
                 aggregation=f"soft minimum of step scores (tau {prm.cfg.tau})")
-    out = Path(tempfile.mkdtemp(prefix="codeprm_"))
-    (out / "codeprm-scan.json").write_text(r.to_json())
+    json_path = cache_file("codeprm-scan", name="codeprm-scan.json")
+    sarif_path = cache_file("codeprm-scan", name="codeprm-scan.sarif")
+    Path(json_path).write_text(r.to_json())  # in Gradio's cache: the app's delete_cache removes them
     import json
 
-    (out / "codeprm-scan.sarif").write_text(json.dumps(to_sarif([r]), indent=2))
+    Path(sarif_path).write_text(json.dumps(to_sarif([r]), indent=2))
     n = len(scan["steps"])
-    return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), str(out / "codeprm-scan.json"),
-            str(out / "codeprm-scan.sarif"), scan, gr.update(maximum=max(2, n), value=n, interactive=True),
+    return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), json_path,
+            sarif_path, scan, gr.update(maximum=max(2, n), value=n, interactive=True),
             _step_md(scan, n - 1))
 
 
@@ -165,16 +169,19 @@ def show_step(scan: dict | None, k: float):
     """Code and details up to step k (1-based) of the last scan."""
     if not scan:
         raise InputError("scan some code first")
-    k = int(min(max(1, k), len(scan["steps"]))) - 1
+    k = int(min(max(1, number(k, "Step through (step)")), len(scan["steps"]))) - 1
     return _code_html(scan, upto=k, focus=k), _step_md(scan, k)
 
 
 @friendly_errors
 def play_steps(scan: dict | None, delay: float = 0.35):
-    """Stream the steps one by one (the play button)."""
+    """Stream the steps one by one (the play button); at most ``PLAY_FRAMES`` frames and
+    ``PLAY_BYTES`` bytes of HTML, over evenly spaced steps when there are more."""
     if not scan:
         raise InputError("scan some code first")
-    for k in range(len(scan["steps"])):
+    n = len(scan["steps"])
+    frames = max(1, min(n, PLAY_FRAMES, PLAY_BYTES // max(1, len(_code_html(scan)))))
+    for k in sorted({round(i * (n - 1) / max(1, frames - 1)) for i in range(frames)} | {n - 1}):
         yield _code_html(scan, upto=k, focus=k), _step_md(scan, k), k + 1
         if delay:
             time.sleep(delay)
@@ -197,6 +204,7 @@ def split_candidates(text: str) -> list[str]:
 def rank_candidates(prefix: str, candidates: str):
     """Rank candidate continuations (top-k safe ratio, then soft-min step safety); unparseable
     candidates are marked and ranked last. A table and the best candidate."""
+    prefix, candidates = utf8_text(prefix, "Prefix"), utf8_text(candidates, "Candidates")
     cands = split_candidates(candidates)
     if not cands:
         raise InputError(f"give candidate continuations, separated by lines reading `{CANDIDATE_SEP}`")
@@ -216,7 +224,9 @@ UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
 def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> str:
     """Sample candidates from SmolLM2-135M, each cut at a statement boundary, joined with
     separator lines (then rank them); a sample that never parses is marked."""
-    cands = sample_candidates(prefix or "", n=int(n), max_new_tokens=int(max_new_tokens))
+    n = number(n, "SmolLM2 samples", 1, 8, whole=True)
+    max_new_tokens = number(max_new_tokens, "max new tokens", 4, 256, whole=True)
+    cands = sample_candidates(utf8_text(prefix, "Prefix"), n=n, max_new_tokens=max_new_tokens)
     return f"\n{CANDIDATE_SEP}\n".join(c["text"] if c["parses"] else f"{UNPARSEABLE}\n{c['text']}" for c in cands)
 
 

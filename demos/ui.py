@@ -7,6 +7,7 @@ import logging
 import math
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import gradio as gr
@@ -188,18 +189,31 @@ def text(value: object, label: str, max_chars: int | None = TEXT_MAX_CHARS) -> s
     return value
 
 
-def cache_file(prefix: str, suffix: str) -> str:
+def cache_file(prefix: str, suffix: str = "", name: str | None = None) -> str:
     """A new, empty file path in Gradio's cache for a per-request output (a CSV, a JSON report).
 
-    Files there are served without a copy, and the app's ``delete_cache`` setting removes them,
-    so per-request files never pile up in the temporary directory. All of them share one folder
-    per ``prefix``, so no empty folders are left behind either.
+    Files there are served without a copy, and the app's ``delete_cache`` setting removes them, so
+    per-request files never pile up in the temporary directory. They live under one folder per
+    ``prefix``; with ``name`` the file gets that exact name (what the browser downloads) in a
+    folder of its own, and folders that ``delete_cache`` has emptied are removed on the next call,
+    so nothing grows.
     """
     folder = Path(gr_utils.get_upload_folder()) / prefix
     folder.mkdir(parents=True, exist_ok=True)
-    fd, path = tempfile.mkstemp(prefix=f"{prefix}_", suffix=suffix, dir=folder)
-    os.close(fd)
-    return path
+    if name is None:
+        fd, path = tempfile.mkstemp(prefix=f"{prefix}_", suffix=suffix, dir=folder)
+        os.close(fd)
+        return path
+    now = time.time()
+    for old in folder.iterdir():
+        try:  # rmdir removes only empty folders; a minute's grace for one being filled right now
+            if old.is_dir() and now - old.stat().st_mtime > 60:
+                old.rmdir()
+        except OSError:
+            pass
+    path = Path(tempfile.mkdtemp(dir=folder)) / name
+    path.touch()
+    return str(path)
 
 
 def _label(block) -> str:
