@@ -14,9 +14,15 @@ import numpy as np
 
 from demos.ui import cache_file, choice, figure_to_image, friendly_errors, number
 from demos.ui import text as utf8_text
-from engines.codeprm import CWE_INFO, NotPython, default_prm, examples, sample_candidates, to_sarif
-from engines.common import InputError
-from engines.common.spaces import gpu
+from engines.codeprm import (
+    CWE_INFO,
+    NotPython,
+    default_prm,
+    examples,
+    sample_candidates,
+    to_sarif,
+)
+from engines.common import InputError, gpu
 
 CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()

@@ -18,8 +18,7 @@ import json
 import gradio as gr
 import numpy as np
 
-from engines.common.errors import InputError
-from engines.common.spaces import gpu
+from engines.common import InputError, gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding).
 MAX_IMAGE_BYTES = 16 * 2**20

@@ -16,21 +16,23 @@ from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
+    EmbedError,
     ImageFormatError,
     WatermarkConfig,
     attack,
     bit_accuracy,
     embed,
     example_path,
+    load_image,
     matrix_to_euler,
     prepare_panorama,
     random_rotation,
+    resize,
     rotation_sweep,
     text_capacity,
+    validate_image,
     verify,
 )
-from engines.watermark.errors import EmbedError
-from engines.watermark.image import load_image, resize, validate_image
 
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra

@@ -5,6 +5,7 @@ This is the one home for these things; engines import from here and never copy t
 from engines.common.device import get_device
 from engines.common.errors import BackboneUnavailable, InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR, CACHE_DIR, REPO_ROOT
+from engines.common.spaces import gpu
 
 # the backbone and environment helpers import torch / onnxruntime: loaded on first use
 _LAZY = {"gguf_path": "engines.common.backbone", "load_backbone": "engines.common.backbone",
@@ -29,6 +30,7 @@ __all__ = [
     "environment_report",
     "get_device",
     "gguf_path",
+    "gpu",
     "load_backbone",
     "online_host",
 ]

@@ -15,7 +15,12 @@ from engines.watermark.core import (
     embed,
     verify,
 )
-from engines.watermark.errors import ImageFormatError, KeyInputError, MessageError
+from engines.watermark.errors import (
+    EmbedError,
+    ImageFormatError,
+    KeyInputError,
+    MessageError,
+)
 from engines.watermark.evaluate import rotation_sweep
 from engines.watermark.image import (
     ATTACKS,
@@ -23,15 +28,19 @@ from engines.watermark.image import (
     attack,
     example_path,
     load_example,
+    load_image,
     matrix_to_euler,
     prepare_panorama,
     random_rotation,
+    resize,
     rotate_equirect,
     rotate_equirect_matrix,
+    validate_image,
 )
 from engines.watermark.payload import text_capacity
 
 __all__ = [
+    "EmbedError", "load_image", "resize", "validate_image",
     "ATTACKS", "EXAMPLES", "attack", "example_path", "load_example", "matrix_to_euler", "prepare_panorama", "rotation_sweep",
     "text_capacity",
     "Carriers", "EmbedResult", "ImageFormatError", "KeyInputError", "MessageError", "Verifier",
