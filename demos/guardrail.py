@@ -11,8 +11,7 @@ import gradio as gr
 import pandas as pd
 
 from demos.ui import TOKEN_STREAM, choice, friendly_errors, number, text
-from engines.common import InputError
-from engines.common.spaces import gpu
+from engines.common import InputError, gpu
 from engines.guardrail import head_info, shared_guardrail
 
 EXAMPLES = [
