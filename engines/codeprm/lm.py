@@ -112,33 +112,49 @@ class _Runner:
     def __init__(self, bb) -> None:
         self.bb = bb
         self.m = bb.model.model
-        self._memo: dict = {}  # the last few windows: a fix's unchanged windows are not run twice
+        self._last: tuple | None = None  # (ids, layers, KV cache, hidden states) of the last pass
 
     @torch.inference_mode()
     def hidden(self, ids: list[int], layers: tuple[int, ...]) -> list[torch.Tensor]:
-        key = (tuple(ids), tuple(layers))
-        if key in self._memo:
-            return self._memo[key]
-        out = self._hidden(ids, layers)
-        if len(self._memo) >= 8:
-            self._memo.pop(next(iter(self._memo)))
-        self._memo[key] = out
+        """Hidden states (T, D) at each of ``layers`` for the token ids ``ids``. The LM is causal,
+        so when ``ids`` shares a prefix with the previous pass (a fix after its vulnerable
+        version, a prefix after its full code) only the new tokens are run, on the kept KV cache."""
+        layers = tuple(layers)
+        c = 0
+        if self._last is not None and self._last[1] == layers:
+            prev = self._last[0]
+            n = min(len(prev), len(ids))
+            while c < n and prev[c] == ids[c]:
+                c += 1
+        if c == len(ids) and c > 0:
+            return [h[:c] for h in self._last[3]]
+        if c >= 16:
+            cache = self._last[2]
+            cache.crop(-(len(self._last[0]) - c))  # drop the tokens after the shared prefix
+            new = self._run(ids[c:], layers, cache, c)
+            out = [torch.cat([h[:c], g]) for h, g in zip(self._last[3], new)]
+        else:
+            from transformers import DynamicCache
+
+            cache = DynamicCache()
+            out = self._run(ids, layers, cache, 0)
+        self._last = (list(ids), layers, cache, out)
         return out
 
-    def _hidden(self, ids: list[int], layers: tuple[int, ...]) -> list[torch.Tensor]:
+    def _run(self, ids: list[int], layers: tuple[int, ...], cache, start: int) -> list[torch.Tensor]:
         from transformers.masking_utils import create_causal_mask
 
         m = self.m
         x = torch.tensor([ids], dtype=torch.long, device=self.bb.device)
         h = m.embed_tokens(x)
-        pos = torch.arange(x.shape[1], device=x.device).unsqueeze(0)
-        mask = create_causal_mask(config=m.config, inputs_embeds=h, attention_mask=None, cache=None,
+        pos = torch.arange(start, start + x.shape[1], device=x.device).unsqueeze(0)
+        mask = create_causal_mask(config=m.config, inputs_embeds=h, attention_mask=None, cache=cache,
                                   position_ids=pos)
         pe = m.rotary_emb(h, position_ids=pos)
         want = set(layers)
         got = {}
         for i, layer in enumerate(m.layers[: max(layers)], 1):
-            h = layer(h, attention_mask=mask, position_embeddings=pe, position_ids=pos)
+            h = layer(h, attention_mask=mask, position_embeddings=pe, position_ids=pos, cache=cache, use_cache=True)
             if isinstance(h, tuple):
                 h = h[0]
             if i in want:
