@@ -10,7 +10,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean \
-	data-codeprm data-guardrail train-codeprm train-guardrail calibrate-codeprm figures-bandits \
+	data-codeprm data-guardrail train-codeprm train-guardrail figures-bandits \
 	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch
 
 $(BIN)/python:
@@ -58,11 +58,10 @@ data-codeprm: $(RUN_STAMP)
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.data
 
+# the LM-backed step head on real fix pairs (data/codeprm/fix_pairs.jsonl), then the fast path distilled from it
 train-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/codeprm_train.py
-
-calibrate-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/codeprm_calibrate.py
+	nice -n 10 $(PYRUN) scripts/codeprm_train_lm.py
+	nice -n 10 $(PYRUN) scripts/codeprm_distill.py
 
 train-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4
@@ -80,6 +79,7 @@ bench-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/guardrail_baselines.py
 
 bench-codeprm: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/codeprm_pairs.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_eval.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
 

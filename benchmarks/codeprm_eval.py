@@ -44,7 +44,6 @@ from engines.codeprm.engine import CodePRM
 from engines.codeprm.labels import bandit_raw, label_findings
 from engines.codeprm.model import featurize
 from engines.codeprm.steps import Span
-from engines.common.paths import ASSETS_DIR
 from evals.codeprm import registry
 from evals.codeprm.embed import held_out_items, pair_acc, prefix
 
@@ -90,8 +89,8 @@ class ProgramLevel:
         self.model = StepScorer(self.cfg)
         self.model.load_state_dict(load_file(str(asset_dir / "program_level.safetensors")))
         self.model.eval()
-        # trained on the same corpus as the step model, so it shares its vocabulary
-        vpath = ASSETS_DIR / "codeprm" / "vocab.json"
+        # the vocabulary of the synthetic corpus it was trained on (kept beside its weights)
+        vpath = asset_dir / "vocab.json"
         self.lexer = Lexer(self.cfg.vocab_size, json.loads(vpath.read_text()))
         self.torch = torch
 

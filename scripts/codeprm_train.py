@@ -1,13 +1,16 @@
-"""Train the codeprm step scorer, calibrate its threshold on validation, export torch + ONNX.
+"""Train the step scorer on the synthetic template corpus (a regression baseline), export torch + ONNX.
 
-    nice -n 10 .venv/bin/python scripts/codeprm_train.py          # step-supervised PRM
-    nice -n 10 .venv/bin/python scripts/codeprm_train.py --supervision file   # baseline
+    nice -n 10 .venv/bin/python scripts/codeprm_train.py --out data/codeprm/synthetic_model   # step-supervised
+    nice -n 10 .venv/bin/python scripts/codeprm_train.py --supervision file --out evals/codeprm/baseline
+
+The shipped fast path is not this model: it is distilled from the LM-backed scorer trained on
+real fix pairs (scripts/codeprm_train_lm.py, then scripts/codeprm_distill.py).
 
 Reads data/codeprm/{train,val}.jsonl (evals/codeprm/dataset.py). Seed 0, 1 thread (2 threads on a shared 2-core box ran 6x slower).
 ``--supervision step`` (the PRM): BCE on every step's label (a step is insecure when a labelled
 line falls in it). ``--supervision file`` (the program-level baseline): the same encoder sees the
 whole file as one step and learns only the file label. The threshold is the one that maximises
-balanced accuracy of the file verdict on the validation split (scripts/codeprm_calibrate.py, run
+balanced accuracy of the file verdict on the validation split (evals/codeprm/calibration.py, run
 at the end, for the model alone and fused with the analysers); the test split is never read.
 """
 from __future__ import annotations
@@ -106,7 +109,7 @@ def calibrate(risks: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="data/codeprm")
-    ap.add_argument("--out", default="assets/codeprm")
+    ap.add_argument("--out", default="data/codeprm/synthetic_model")
     ap.add_argument("--supervision", choices=["step", "file"], default="step")
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--batch", type=int, default=32)

@@ -1,7 +1,7 @@
 """Calibration of the codeprm assets on validation data only: aggregation, threshold, analyser weight.
 
-``calibrate`` writes nothing; ``scripts/codeprm_calibrate.py`` and ``scripts/codeprm_train.py``
-save its result as ``assets/codeprm/calibration.json``.
+``calibrate`` writes nothing; ``scripts/codeprm_train.py`` (the synthetic-corpus baseline) saves
+its result beside that model. The shipped thresholds come from the dev fix pairs (scripts/codeprm_train_lm.py, scripts/codeprm_distill.py).
 """
 from __future__ import annotations
 
