@@ -194,17 +194,24 @@ def _local(work: Callable, items: Sequence[Item], args: tuple, bar) -> list[Outc
 
 
 def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
-    """(ray module, whether we started it). Reuses a session already open in this process."""
-    import ray
-
+    """(ray module, whether we started it). Reuses a session already open in this process.
+    Raises InputError when Ray is not installed or the cluster cannot be joined."""
+    try:
+        import ray
+    except ImportError:
+        raise InputError("--ray needs the ray package: pip install -r requirements.txt") from None
     if ray.is_initialized():
         return ray, False
     kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                           "logging_level": "ERROR", "configure_logging": True}
-    if address == LOCAL:
-        ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
-    else:
-        ray.init(address=address, **kw)
+    try:
+        if address == LOCAL:
+            ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
+        else:
+            ray.init(address=address, **kw)
+    except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError from ray.init
+        where = "start Ray here" if address == LOCAL else f"join the Ray cluster at {address}"
+        raise InputError(f"could not {where}: {_one_line(exc)}") from None
     return ray, True
 
 
