@@ -69,6 +69,16 @@ def test_verify_an_unmarked_panorama_detects_nothing():
     assert out["detected"] is False and out["message"] is None and out["p_value"] > 1e-6
 
 
+@pytest.mark.slow
+def test_embed_then_verify_round_trip_through_the_tools():
+    out = json.loads(mcp_tools.watermark_embed(_png_b64("sunrise"), message="agent", key="k-mcp"))
+    assert out["psnr_db"] >= 42 and out["bits"] == 64
+    back = json.loads(mcp_tools.watermark_verify(out["image_png_base64"], key="k-mcp"))
+    assert back["detected"] is True and back["message"] == "agent" and back["p_value"] < 1e-6
+    other = json.loads(mcp_tools.watermark_verify(out["image_png_base64"], key="other"))
+    assert other["detected"] is False
+
+
 @pytest.fixture(scope="module")
 def app_url():
     """``python app.py`` on a free loopback port (its own process, as a user starts it)."""
