@@ -1,7 +1,8 @@
 """The Gradio app: one tab per engine, assembled here and nowhere else.
 
 Run ``make demo`` (or ``python app.py``); it serves on 127.0.0.1:7860 unless
-GRADIO_SERVER_NAME / GRADIO_SERVER_PORT say otherwise.
+GRADIO_SERVER_NAME / GRADIO_SERVER_PORT say otherwise, with the engines' read-only verbs as MCP
+tools at ``/gradio_api/mcp`` (``demos.mcp_tools``; docs/mcp.md). ``SHOWCASE_MCP=0`` turns MCP off.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")
 
 import gradio as gr  # noqa: E402
 
-from demos.ui import APP_CSS  # noqa: E402  (after the env set-up above)
+from demos import mcp_tools  # noqa: E402  (after the env set-up above)
+from demos.ui import APP_CSS  # noqa: E402
 from demos.ui import guard_inputs  # noqa: E402
 
 log = logging.getLogger("showcase")
@@ -64,9 +66,21 @@ def build_app() -> gr.Blocks:
             for label, mod in available_tabs():
                 with gr.Tab(label, id=label.lower().replace(" ", "-")):
                     mod.build()
+        ui_endpoints_not_tools(demo)
+        mcp_tools.register()
     guard_inputs(demo)
     demo.queue(default_concurrency_limit=2, max_size=32)
     return demo
+
+
+def ui_endpoints_not_tools(demo: gr.Blocks) -> None:
+    """Keep the tabs' callbacks (the browser's and gradio_client's endpoints, names unchanged) out
+    of the MCP tool list, which holds only ``demos.mcp_tools``: those take data, never a path or a
+    URL. Gradio reads an endpoint's MCP role from ``fn._mcp_type`` (what ``gr.mcp.tool``,
+    ``resource`` and ``prompt`` set); "ui" is none of them, so list_tools skips it."""
+    for block_fn in demo.fns.values():
+        if block_fn.fn is not None and not hasattr(block_fn.fn, "_mcp_type"):
+            block_fn.fn._mcp_type = "ui"
 
 
 def launch_options() -> dict:
@@ -79,6 +93,7 @@ def main() -> None:
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        mcp_server=os.environ.get("SHOWCASE_MCP", "1") != "0",
         **launch_options(),
     )
 
