@@ -7,7 +7,8 @@ writes, under ``--out``:
 
 * ``chunk_XX.jsonl``: model-view replies and paired replies, at most 250 a file, one kind per
   file (replies to harmful prompts, to benign prompts, paired), ordered by a hash of the id.
-  Each line: id, kind, source, prompt, reply, tokens (``[index, text]`` per reply token, the
+  Each line: id, kind, source, prompt (as the model saw it: cut to 64 tokens, "[...]" marks a
+  cut), reply, tokens (``[index, text]`` per reply token, the
   pieces join to the reply) and ``proposal`` {label, anchor, why}. The proposal comes from the
   refusal regex and a few surface cues (numbered steps, code, quantities, letter openings); it
   may propose, never decide: annotators read every reply against docs/guardrail_annotation.md.
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from engines.common.backbone import load_backbone
 from engines.guardrail.detok import token_pieces
+from evals.guardrail.data import MAX_PROMPT_TOKENS
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = REPO / "data" / "guardrail_v2" / "records.jsonl"
@@ -87,8 +89,10 @@ def main() -> None:
     items: dict[str, list[dict]] = {"harmful_prompt": [], "benign_prompt": [], "paired": []}
     for r in recs:
         pieces = token_pieces(tok.decode, r["reply_ids"])
+        p_ids = tok(r["prompt"], add_special_tokens=False)["input_ids"]
+        prompt = tok.decode(p_ids[:MAX_PROMPT_TOKENS]) + (" [...]" if len(p_ids) > MAX_PROMPT_TOKENS else "")
         items[kind_of(r)].append({
-            "id": r["id"], "kind": kind_of(r), "source": r["source"], "prompt": r["prompt"], "reply": "".join(pieces),
+            "id": r["id"], "kind": kind_of(r), "source": r["source"], "prompt": prompt, "reply": "".join(pieces),
             "tokens": [[i, p] for i, p in enumerate(pieces)], "proposal": propose(r, pieces)})
     args.out.mkdir(parents=True, exist_ok=True)
     n_chunk = 0
