@@ -11,7 +11,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean \
 	data-codeprm data-guardrail train-codeprm train-guardrail figures-bandits \
-	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch
+	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch bench-hardening
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -89,6 +89,10 @@ bench-bandits: $(RUN_STAMP)
 # --ray with 2 workers against one process on a 200-file verify job (docs/batch.md).
 bench-batch: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/batch_ray.py
+
+# The hardening probes of issue #24 (bad inputs, oversized work) against the app in-process.
+bench-hardening: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/hardening_probes.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-artifacts
