@@ -101,6 +101,9 @@ def test_watermark_verify_reports_bad_files_and_fails(tmp_path, capsys):
 def test_watermark_bad_usage_is_exit_2(tmp_path, capsys):
     assert watermark_main(["verify", str(tmp_path / "missing"), "--key", "k"]) == 2
     assert watermark_main(["verify", str(tmp_path), "--key", "k", "--bits", "3"]) == 2
+    assert watermark_main(["embed", str(tmp_path), str(tmp_path / "o"), "--key", "k",
+                           "--message", "far too long for 64 bits"]) == 2
+    assert not (tmp_path / "o").exists()
     assert "error:" in capsys.readouterr().err
 
 

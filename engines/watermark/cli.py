@@ -34,6 +34,7 @@ from engines.common.batch import (
 from engines.common.errors import InputError
 from engines.watermark.core import WatermarkConfig, embed, verify
 from engines.watermark.image import prepare_panorama
+from engines.watermark.payload import as_bits
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 FITS = ("refuse", "pad", "resize")
@@ -95,7 +96,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
             v = o.value
             w.writerow([o.name, name, f"{v['psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"], f"{v['min_margin']:.4f}",
                         f"{v['seconds']:.2f}", "; ".join(v["notes"])])
-    return _finish(rep, f"report: {out_dir / 'report.csv'}", args.quiet)
+    return _finish(rep, f"report: {out_dir / 'report.csv'}")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -113,10 +114,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
             msg = f", message {v['message']!r}" if v["message"] is not None else ""
             print(f"{o.name}: {state} (z {v['z']:.2f}, threshold {v['threshold']:.2f}, "
                   f"p <= {v['p_value']:.2g}){msg}")
-    return _finish(rep, "", args.quiet)
+    return _finish(rep, "")
 
 
-def _finish(rep: Report, extra: str, quiet: bool) -> int:
+def _finish(rep: Report, extra: str) -> int:
     print(rep.summary("file") + (f"\n{extra}" if extra else ""), file=sys.stderr)
     return 1 if rep.failed else 0
 
@@ -148,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         WatermarkConfig(bits=args.bits)
         if not args.key:
             raise InputError("--key is empty")
+        if args.cmd == "embed":
+            as_bits(args.message, args.bits)  # a message too long for --bits fails here, not once per file
         return cmd_embed(args) if args.cmd == "embed" else cmd_verify(args)
     except (InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
