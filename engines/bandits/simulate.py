@@ -94,16 +94,19 @@ _C_MLE = 0.55e-9      # per history row per Newton sweep (about 3 a solve), time
 _C_PRED = 1.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)
 _C_PY_STEP = 6e-3     # per round per predictor step when the predictor forces round-by-round work
 _C_PY_ALGO = 2e-3     # per round per algorithm on that path
+_C_OUTPUT = 0.3       # per algorithm: its curves as a plot and CSV at <= 2,000 / 501 points (0.2-0.3 s)
 
 
 def estimate_seconds(cfg: SimConfig) -> float:
-    """Run-time estimate (seconds) for ``cfg`` on a busy 2-core CPU; used for the time cap.
+    """Run-time estimate (seconds) for ``cfg`` on a busy 2-core CPU, including the per-round cost
+    of every (seed, algorithm) and the plot and CSV of the curves at a bounded number of points;
+    used for the time cap.
 
     >>> estimate_seconds(SimConfig(T=100, n_seeds=1)) < 5
     True
     """
     S, T, K, d, e = cfg.n_seeds, cfg.T, cfg.K, cfg.d, cfg.e_dim
-    total = 0.0
+    total = _C_OUTPUT * len(cfg.algorithms)
     n_pred = 0
     for name in cfg.algorithms:
         base, ps = parse_algorithm(name)
