@@ -103,6 +103,7 @@ def main() -> None:
         # (name, before (issue #24), endpoint, data, session)
         ("wm_attack, 8000x4000 PNG (103 KB)", "108 s, RSS 1.4 -> 8.5 GB", "wm_attack",
          [img["huge"], 10, 0, 0, "none"], None),
+        ("wm_load, same 8000x4000 PNG (upload box)", "-", "wm_load", [img["huge"], "refuse"], None),
         ("bandits_run, T=10^7, d=1, K=2, 1 seed", "38 s, +1.9 GB (estimate said 0.15 s)", "bandits_run", BANDIT, None),
         ("bandits_run, T=10^9, d=1, K=2, 1 seed", "passed the 300 s cap on its estimate", "bandits_run",
          _with(BANDIT, a2=10**9), None),
