@@ -61,6 +61,25 @@ def psnr(a: np.ndarray, b: np.ndarray) -> float:
     return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
 
 
+def ws_psnr(a: np.ndarray, b: np.ndarray) -> float:
+    """Weighted-to-spherically-uniform PSNR (Sun, Lu and Yu 2017) of two equirectangular images, dB.
+
+    Each pixel row counts by the area it covers on the sphere, ``w_i = cos(latitude_i)`` with
+    ``latitude_i = (1/2 - (i + 1/2)/H) pi``, so the stretched polar rows weigh less than in plain
+    PSNR: ``WS-PSNR = 10 log10(255^2 / (sum_i w_i sum_j e_ij^2 / (W sum_i w_i)))`` over all channels.
+
+    >>> x = np.zeros((4, 8, 3), np.uint8); y = x.copy(); y[0] = 10   # error only in a polar row
+    >>> round(psnr(x, y), 2), round(ws_psnr(x, y), 2)
+    (34.15, 36.47)
+    """
+    h = a.shape[0]
+    w = np.cos((0.5 - (np.arange(h) + 0.5) / h) * np.pi)
+    err = (a.astype(np.float64) - b.astype(np.float64)) ** 2
+    per_row = err.reshape(h, -1).mean(axis=1)
+    wmse = float(np.sum(w * per_row) / np.sum(w))
+    return float("inf") if wmse == 0 else 10 * math.log10(255.0 ** 2 / wmse)
+
+
 def ssim(a: np.ndarray, b: np.ndarray) -> float:
     """Mean SSIM (Wang et al. 2004; Gaussian window sigma 1.5, K1=0.01, K2=0.03) over channels.
 
@@ -247,6 +266,36 @@ def mirror(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, ::-1])
 
 
+def nadir_patch(image: np.ndarray, fraction: float = 0.1) -> np.ndarray:
+    """Cover the bottom ``fraction`` of the rows with a logo, as 360 publishers hide the tripod:
+    a flat grey disc with a dark ring and a bright cross (the nadir cap is a strip in equirect).
+
+    >>> img = load_example("sunrise")
+    >>> out = nadir_patch(img)
+    >>> bool((out[:460] == img[:460]).all()), bool((out[470:] != img[470:]).any())
+    (True, True)
+    """
+    out = image.copy()
+    h, w = image.shape[:2]
+    rows = max(1, round(h * fraction))
+    i = np.arange(h - rows, h)[:, None]
+    j = np.arange(w)[None, :]
+    rel = (h - i - 0.5) / rows  # 1 at the top of the patch, ~0 at the pole
+    logo = np.full((rows, w), 160.0)
+    logo[np.broadcast_to((rel > 0.55) & (rel < 0.75), logo.shape)] = 40.0
+    logo[(rel < 0.5) & ((j * 8 // w) % 2 == 0)] = 230.0
+    out[h - rows:] = np.clip(logo, 0, 255).astype(np.uint8)[..., None]
+    return out
+
+
+def rescale_round_trip(image: np.ndarray, width: int) -> np.ndarray:
+    """Downscale to ``width`` px (Pillow bicubic, as a preview would) and back up to the original size."""
+    from PIL import Image
+
+    small = np.asarray(Image.fromarray(image).resize((width, width // 2), Image.BICUBIC))
+    return np.asarray(Image.fromarray(small).resize((image.shape[1], image.shape[0]), Image.BICUBIC))
+
+
 EXAMPLES = ("forest", "courtyard", "interior", "sunrise")
 
 
@@ -270,7 +319,9 @@ def load_example(name: str) -> np.ndarray:
     return np.asarray(Image.open(example_path(name)).convert("RGB"))
 
 
-ATTACKS = ("none", "JPEG 75", "JPEG 50", "Gaussian noise 2/255", "Gaussian blur 1 px", "resize 0.5x", "mirror")
+ATTACKS = ("none", "JPEG 75", "JPEG 50", "JPEG 90", "Gaussian noise 2/255", "Gaussian blur 1 px", "resize 0.5x",
+           "rescale to 1/2 width and back", "cubemap round trip", "EAC round trip", "nadir logo (bottom 10 %)",
+           "mirror")
 
 
 def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float = 0.0,
@@ -298,6 +349,16 @@ def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float 
         return jpeg(out, 75)
     if kind == "JPEG 50":
         return jpeg(out, 50)
+    if kind == "JPEG 90":
+        return jpeg(out, 90)
+    if kind == "rescale to 1/2 width and back":
+        return rescale_round_trip(out, max(256, out.shape[1] // 4 * 2))
+    if kind in ("cubemap round trip", "EAC round trip"):
+        from engines.watermark.projections import cubemap_round_trip
+
+        return cubemap_round_trip(out, eac=kind.startswith("EAC"))
+    if kind == "nadir logo (bottom 10 %)":
+        return nadir_patch(out, 0.1)
     if kind == "Gaussian noise 2/255":
         return gaussian_noise(out, 2 / 255, np.random.default_rng(seed))
     if kind == "Gaussian blur 1 px":
