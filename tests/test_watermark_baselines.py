@@ -41,6 +41,17 @@ def test_dwtdct_reads_back_unrotated_but_not_after_rotation():
     assert np.mean(dd.decode(rotated) == bits) < 0.8  # planar: a 3D rotation scrambles its blocks
 
 
+@pytest.mark.skipif(not imwatermark_available(), reason="invisible-watermark not installed (pip install --no-deps)")
+def test_dwtdct_default_step_fails_unrotated_on_flat_chroma_and_the_checked_step_reads_back():
+    img = im_ops.load_example("courtyard")  # flat sky: the quantised coefficient stops being the largest
+    bits = np.random.default_rng(5).integers(0, 2, 64)
+    dd = DwtDctBaseline(bits=64, scale=36)
+    assert np.mean(dd.decode(dd.embed(img, bits)) == bits) < 0.8
+    marked = dd.embed_checked(img, bits)
+    assert dd.scale < 36 and np.mean(dd.decode(marked) == bits) >= 0.99
+    assert im_ops.psnr(img, marked) > 35
+
+
 @pytest.mark.slow
 def test_spectrum_flattening_erases_power_spectrum_marks_but_not_bispectral_ones(img):
     from engines.watermark import bit_accuracy, embed, verify

@@ -2,7 +2,7 @@
 
 ``embed IN_DIR OUT_DIR --key K --message TEXT [--bits N] [--fit refuse|pad|resize] [--ray [ADDRESS]]``
     writes ``OUT_DIR/<name>.png`` for every panorama in IN_DIR and ``OUT_DIR/report.csv``
-    (file, psnr in dB, ssim, bits, min_margin, seconds, error; one row per input file).
+    (file, psnr and ws_psnr in dB, ssim, bits, min_margin, seconds, error; one row per input file).
 ``verify DIR --key K [--bits N] [--ray [ADDRESS]] [--json]``
     one line per image; with ``--json`` one JSON object per line (file, detected, message,
     p_value, z, threshold, bits_hex, seconds; ``error`` for a file that could not be read).
@@ -53,7 +53,7 @@ def embed_one(data: bytes, message: str, key: str, bits: int, fit: str) -> dict:
     res = embed(img, message, key=key, config=WatermarkConfig(bits=bits))
     buf = io.BytesIO()
     Image.fromarray(res.image).save(buf, format="PNG")
-    return {"png": buf.getvalue(), "psnr": res.psnr, "ssim": res.ssim, "bits": len(res.bits),
+    return {"png": buf.getvalue(), "psnr": res.psnr, "ws_psnr": res.ws_psnr, "ssim": res.ssim, "bits": len(res.bits),
             "min_margin": res.min_margin, "seconds": res.seconds, "notes": notes + res.notes}
 
 
@@ -62,7 +62,7 @@ def verify_one(data: bytes, key: str, bits: int) -> dict:
     img, notes = _image(data, "refuse")
     v = verify(img, key=key, config=WatermarkConfig(bits=bits))
     return {"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": float(v.z),
-            "threshold": float(v.threshold), "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(),
+            "threshold": float(v.threshold), "bits_hex": v.bits_hex,
             "seconds": float(v.seconds), "notes": notes}
 
 
@@ -85,16 +85,17 @@ def cmd_embed(args: argparse.Namespace) -> int:
     taken: set[str] = set()
     with open(out_dir / "report.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["file", "output", "psnr", "ssim", "bits", "min_margin", "seconds", "error"])
+        w.writerow(["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "error"])
         for o in rep.outcomes:
             if not o.ok:
-                w.writerow([o.name, "", "", "", "", "", "", o.error])
+                w.writerow([o.name, "", "", "", "", "", "", "", o.error])
                 continue
             name = _out_name(o.name, taken)
             taken.add(name)
             (out_dir / name).write_bytes(o.value["png"])
             v = o.value
-            w.writerow([o.name, name, f"{v['psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"], f"{v['min_margin']:.4f}",
+            w.writerow([o.name, name, f"{v['psnr']:.3f}", f"{v['ws_psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"],
+                        f"{v['min_margin']:.4f}",
                         f"{v['seconds']:.2f}", "; ".join(v["notes"])])
     return _finish(rep, f"report: {out_dir / 'report.csv'}")
 
@@ -111,7 +112,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         elif o.ok:
             v = o.value
             state = "DETECTED" if v["detected"] else "not detected"
-            msg = f", message {v['message']!r}" if v["message"] is not None else ""
+            msg = (f", message {v['message']!r}" if v["message"] is not None else
+                   f", raw bits {v['bits_hex']} (hex)" if v["detected"] else "")
             print(f"{o.name}: {state} (z {v['z']:.2f}, threshold {v['threshold']:.2f}, "
                   f"p <= {v['p_value']:.2g}){msg}")
     return _finish(rep, "")

@@ -36,7 +36,7 @@ from engines.common.device import get_device
 from engines.common.threads import torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
 from engines.watermark.errors import EmbedError, ImageFormatError, KeyInputError
-from engines.watermark.image import luminance, psnr, ssim, validate_image
+from engines.watermark.image import luminance, psnr, ssim, validate_image, ws_psnr
 from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, alm_index, n_alm, synthesis
 
@@ -49,12 +49,21 @@ class WatermarkConfig:
         bits: payload bits (64, 128, 256, ...); text mode spends 16 of them on a CRC.
         carriers_per_bit: bispectral scalars per payload bit (soft-combined).
         pilots: key-signed pilot carriers used for detection.
-        l_min: lowest degree a carrier triple may use.
-        l_max: highest degree a carrier triple may use (keep <= H/8 for resampling safety).
-        margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding.
+        l_min: lowest degree a carrier triple may use. ``None``: 24 up to 64 bits, 32 above.
+        l_max: highest degree a carrier triple may use. ``None``: 64 up to 64 bits, 96 above
+            (a panorama at least 2 x l_max rows high; the images the tiers are measured on are
+            1024x512 and up). Higher degrees hold less of a photograph's energy, so moving their
+            normalised bispectrum costs less PSNR: the 256-bit tier gains about 3.5 dB from 32..96.
+        margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding. ``None``:
+            0.6 up to 64 bits, 0.3 above (the probe below raises it where a carrier is fragile).
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
-            ``None`` picks the mode's floor: 42 dB up to 64 bits, 38 dB up to 128, 36 dB above
-            (more carriers need more change; see ``benchmarks/RESULTS.md#watermark``).
+            ``None`` picks the tier's floor: 42 dB up to 256 bits, 36 dB above
+            (see ``benchmarks/RESULTS.md#watermark`` for the bits-vs-PSNR curve).
+        probes: closed-loop strength allocation per carrier: after embedding, the embedder
+            attacks its own output this many times (a key-seeded Haar-random rotation, then
+            JPEG 75, on a copy at most 1024 px wide), measures how far each carrier moved, and
+            re-embeds with each carrier's target raised by 1.5x its worst move, so fragile
+            carriers get more change and robust ones none. ``None``: 0 up to 64 bits, 1 above.
         steps: L-BFGS iterations per round.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
@@ -74,10 +83,10 @@ class WatermarkConfig:
     carriers_per_bit: int = 1
     pilots: int = 64
     # carrier band
-    l_min: int = 24
-    l_max: int = 64
+    l_min: int | None = None
+    l_max: int | None = None
     # strength and fidelity
-    margin: float = 0.6
+    margin: float | None = None
     psnr_floor: float | None = None
     steps: int = 30
     rounds: int = 2
@@ -89,9 +98,21 @@ class WatermarkConfig:
     device: str | None = None
     torch_threads: int | None = 1
     max_width: int = 4096
+    probes: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("bits", "carriers_per_bit", "pilots", "l_min", "l_max", "steps", "rounds", "max_width"):
+        if isinstance(self.bits, (int, np.integer)) and not isinstance(self.bits, bool):
+            small = self.bits <= 64
+            if self.l_min is None:
+                self.l_min = 24 if small else 32
+            if self.l_max is None:
+                self.l_max = 64 if small else 96
+            if self.margin is None:
+                self.margin = 0.6 if small else 0.3
+            if self.probes is None:
+                self.probes = 0 if small else 1
+        for name in ("bits", "carriers_per_bit", "pilots", "l_min", "l_max", "steps", "rounds", "max_width",
+                     "probes"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"{name}={v!r}: must be a whole number")  # noqa: TRY004 - config errors are ValueError
@@ -104,7 +125,7 @@ class WatermarkConfig:
         if self.steps > 500 or self.rounds > 10:
             raise ValueError(f"steps={self.steps}, rounds={self.rounds}: at most 500 steps and 10 rounds")
         if self.psnr_floor is None:
-            self.psnr_floor = 42.0 if self.bits <= 64 else (38.0 if self.bits <= 128 else 36.0)
+            self.psnr_floor = 42.0 if self.bits <= 256 else 36.0
         if not 20.0 <= self.psnr_floor <= 60.0:
             raise ValueError(f"psnr_floor={self.psnr_floor}: choose between 20 and 60 dB (42 is invisible)")
         if not 8 <= self.bits <= 1024:
@@ -129,6 +150,8 @@ class WatermarkConfig:
             raise ValueError(f"energy={self.energy!r}: use 'pixel' or 'sphere'")
         if self.steps < 1 or self.rounds < 1:
             raise ValueError("steps and rounds must be >= 1")
+        if not 0 <= self.probes <= 4:
+            raise ValueError(f"probes={self.probes}: choose 0..4 simulated attacks (each costs a rotation and a round)")
 
     @property
     def n_carriers(self) -> int:
@@ -230,6 +253,7 @@ class EmbedResult:
     Attributes:
         image: watermarked panorama, uint8 H x W x 3.
         psnr: PSNR against the input (dB). ssim: mean SSIM against the input.
+        ws_psnr: WS-PSNR against the input (dB; rows weighted by their area on the sphere).
         bits: the payload bits embedded. is_text: whether they encode a text message.
         min_margin: smallest ``s_k c_k`` over carriers measured on the 8-bit output.
         seconds: wall time. notes: anything the user should know (e.g. PSNR floor hit).
@@ -243,9 +267,11 @@ class EmbedResult:
     min_margin: float
     seconds: float
     notes: list[str] = field(default_factory=list)
+    ws_psnr: float = float("nan")
 
     def __repr__(self) -> str:
-        return (f"EmbedResult(shape={self.image.shape}, psnr={self.psnr:.2f} dB, ssim={self.ssim:.4f}, "
+        return (f"EmbedResult(shape={self.image.shape}, psnr={self.psnr:.2f} dB, ws_psnr={self.ws_psnr:.2f} dB, "
+                f"ssim={self.ssim:.4f}, "
                 f"bits={len(self.bits)}, min_margin={self.min_margin:.2f}, seconds={self.seconds:.2f})")
 
 
@@ -270,6 +296,15 @@ class VerifyResult:
     threshold: float
     seconds: float
 
+    @property
+    def bits_hex(self) -> str:
+        """The decoded bits as hexadecimal, most significant bit first (what a raw-bit payload reads as).
+
+        >>> VerifyResult(np.array([1, 0, 1, 0, 1, 1, 1, 1]), np.zeros(8), None, True, 6.0, 1e-8, 5.26, 0.0).bits_hex
+        'af'
+        """
+        return np.packbits(np.asarray(self.bits, dtype=np.uint8)).tobytes().hex()
+
     def __repr__(self) -> str:
         return (f"VerifyResult(detected={self.detected}, z={self.z:.2f}, p_value={self.p_value:.3g}, "
                 f"message={self.message!r}, seconds={self.seconds:.3f})")
@@ -284,8 +319,9 @@ def _check_size(image: np.ndarray, config: WatermarkConfig) -> None:
 
 
 def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch.Tensor, mask: torch.Tensor,
-              energy_w: torch.Tensor, e_budget: float, cfg: WatermarkConfig) -> np.ndarray:
-    """Smallest band change with ``target_k * c_k >= margin``: squared hinge + energy, L-BFGS."""
+              energy_w: torch.Tensor, e_budget: float, cfg: WatermarkConfig,
+              margins: torch.Tensor) -> np.ndarray:
+    """Smallest band change with ``target_k * c_k >= margins_k``: squared hinge + energy, L-BFGS."""
     d = torch.zeros(2, re0.shape[-1], dtype=re0.dtype, device=re0.device, requires_grad=True)
     mse_floor = 255.0 ** 2 / 10 ** (cfg.psnr_floor / 10)
     pixel_w = None
@@ -296,17 +332,20 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
         pixel_w = torch.tensor(pw, dtype=re0.dtype, device=re0.device)
     opt = torch.optim.LBFGS([d], lr=1.0, max_iter=cfg.steps, history_size=20,
                             line_search_fn="strong_wolfe", tolerance_grad=1e-9, tolerance_change=1e-12)
+    tp = ver.tp
+    with torch.no_grad():
+        maps0, _ = tp.degree_maps(re0, im0)
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
         dm = d * mask
-        c = ver.stats(re0 + dm[0], im0 + dm[1])
-        hinge = torch.relu(cfg.margin * 1.15 - target * c)
+        maps_d = tp.degree_maps_fft(dm[0], dm[1])  # linear: maps of (f + delta) = maps0 + maps_d
+        c = ver.gain * tp.from_maps(maps0 + maps_d, tp.norms(re0 + dm[0], im0 + dm[1]))
+        hinge = torch.relu(margins * 1.15 - target * c)
         if pixel_w is None:
             energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
         else:  # mean square of the change over equirect pixels (rows uniform in theta)
-            maps, _ = ver.tp.degree_maps(dm[0], dm[1])
-            dmap = maps.sum(0)
+            dmap = maps_d.sum(0)
             energy = (dmap * dmap * pixel_w).sum() / mse_floor
         loss = (hinge * hinge).sum() + cfg.energy_weight * energy
         loss.backward()
@@ -314,6 +353,33 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
 
     opt.step(closure)
     return (d.detach() * mask).cpu().numpy()
+
+
+def _probe_moves(image: np.ndarray, key: str, cfg: WatermarkConfig, target: np.ndarray) -> np.ndarray:
+    """Worst change of each carrier's signed statistic ``target_k c_k`` over ``cfg.probes`` simulated
+    attacks (key-seeded Haar-random rotation, then JPEG 75) of a copy at most 1024 px wide."""
+    from engines.watermark.image import (
+        jpeg,
+        random_rotation,
+        resize,
+        rotate_equirect_matrix,
+    )
+
+    small = image if image.shape[1] <= 1024 else resize(image, 1024 / image.shape[1])
+    h, w = small.shape[:2]
+    ver, _ = _get_verifier(key, cfg, h, w)
+    rng = np.random.default_rng(_key_seed(key, cfg) ^ 0x5EED)
+
+    def signed(x: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return target * ver(torch.tensor(luminance(x), device=ver.gain.device, dtype=ver.gain.dtype)).cpu().numpy()
+
+    base = signed(small)
+    worst = np.zeros_like(base)
+    for _ in range(cfg.probes):
+        moved = signed(jpeg(rotate_equirect_matrix(small, random_rotation(rng)), 75)) - base
+        worst = np.minimum(worst, moved)
+    return worst
 
 
 def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
@@ -363,17 +429,27 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
     work = image.astype(np.float64)
     out = image
     notes: list[str] = []
-    for _ in range(cfg.rounds):
-        y = torch.tensor(luminance(out), **f32)
-        with torch.no_grad():
-            re0, im0 = ver.sht(y)
-            c_now = ver.stats(re0, im0)
-        if float((target_t * c_now).min()) >= cfg.margin:
-            break
-        dm = _optimise(ver, re0, im0, target_t, mask_t, energy_w, e_budget, cfg)
-        delta = synthesis(dm[0] + 1j * dm[1], L, h, w)
-        work = work + delta[..., None]
-        out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
+    goal = torch.full_like(target_t, cfg.margin)
+
+    def rounds(n: int) -> None:
+        nonlocal work, out
+        for _ in range(n):
+            with torch.no_grad():
+                re0, im0 = ver.sht(torch.tensor(luminance(out), **f32))
+                c_now = ver.stats(re0, im0)
+            if bool((target_t * c_now >= goal).all()):
+                break
+            dm = _optimise(ver, re0, im0, target_t, mask_t, energy_w, e_budget, cfg, goal)
+            work = work + synthesis(dm[0] + 1j * dm[1], L, h, w)[..., None]
+            out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
+
+    rounds(cfg.rounds)
+    if cfg.probes:
+        # closed loop per carrier: raise each carrier's target by 1.5x its worst move under the
+        # embedder's own attacks, then embed again from the current output
+        moves = _probe_moves(out, key, cfg, target)
+        goal = torch.tensor(cfg.margin + 1.5 * np.maximum(0.0, -moves), **f32)
+        rounds(cfg.rounds)
     p = psnr(image, out)
     if p < cfg.psnr_floor and not _retry:
         # the budget binds: ask every carrier for less (keeps all of them on the right side,
@@ -408,7 +484,8 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
         notes.append(f"smallest carrier margin {float(margins.min()):.2f} is below the target {cfg.margin}: "
                      "the watermark reads back, but survives less attack")
     return EmbedResult(image=out, psnr=p, ssim=ssim(image, out), bits=payload, is_text=is_text,
-                       min_margin=float(margins.min()), seconds=time.perf_counter() - t0, notes=notes)
+                       min_margin=float(margins.min()), seconds=time.perf_counter() - t0, notes=notes,
+                       ws_psnr=ws_psnr(image, out))
 
 
 def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -> VerifyResult:
