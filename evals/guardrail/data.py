@@ -50,7 +50,7 @@ from engines.common.backbone import chat_prompt_ids, load_backbone
 from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.labels import anchor_token_index, find_anchor_char
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 WHEELS = ROOT / "data" / "wheels"
 OUT = ROOT / "data" / "guardrail"

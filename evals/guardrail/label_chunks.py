@@ -102,8 +102,7 @@ def main() -> None:
         size = -(-len(lst) // parts)
         for p in range(parts):
             with open(args.out / f"chunk_{n_chunk:02d}.jsonl", "w") as f:
-                for it in lst[p * size: (p + 1) * size]:
-                    f.write(json.dumps(it, ensure_ascii=False) + "\n")
+                f.writelines(json.dumps(it, ensure_ascii=False) + "\n" for it in lst[p * size: (p + 1) * size])
             print(f"chunk_{n_chunk:02d}.jsonl: {kind}, {len(lst[p * size: (p + 1) * size])} replies")
             n_chunk += 1
     rng = random.Random(SEED)
@@ -114,8 +113,7 @@ def main() -> None:
     (args.out / "second_pass_ids.txt").write_text("".join(i + "\n" for i in picked))
     by_id = {it["id"]: it for lst in items.values() for it in lst}
     with open(args.out / "second_pass_items.jsonl", "w") as f:
-        for i in picked:
-            f.write(json.dumps({k: v for k, v in by_id[i].items() if k != "proposal"}, ensure_ascii=False) + "\n")
+        f.writelines(json.dumps({k: v for k, v in by_id[i].items() if k != "proposal"}, ensure_ascii=False) + "\n" for i in picked)
     prop = [it["proposal"]["label"] for lst in items.values() for it in lst]
     print(f"{sum(len(v) for v in items.values())} replies in {n_chunk} chunks; proposals harmful "
           f"{prop.count('harmful')}, safe {prop.count('safe')}; second pass {len(picked)} ids")

@@ -132,10 +132,8 @@ def main() -> None:
             print(f"{kind}: {len(ids)} replies, {sum(first[i][0] for i in ids)} labelled harmful")
 
     with open(args.out, "w") as f:
-        for i in sorted(first):
-            f.write(json.dumps({"id": i, "label": first[i][0], "anchor": first[i][1], "pass": 1}) + "\n")
-        for i in sorted(second):
-            f.write(json.dumps({"id": i, "label": second[i][0], "anchor": second[i][1], "pass": 2}) + "\n")
+        f.writelines(json.dumps({"id": i, "label": first[i][0], "anchor": first[i][1], "pass": 1}) + "\n" for i in sorted(first))
+        f.writelines(json.dumps({"id": i, "label": second[i][0], "anchor": second[i][1], "pass": 2}) + "\n" for i in sorted(second))
     print(f"wrote {len(first)} + {len(second)} rows to {args.out}")
 
     if args.apply:

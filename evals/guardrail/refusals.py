@@ -12,8 +12,8 @@ REFUSALS: tuple[str, ...] = (
     "I'm sorry, but I can't help with that. If there's something else you're working on, I'm happy to help.",
     "I can't assist with this request because it could cause real harm to people.",
     "Sorry, that's not something I'm able to help with.",
-    "I won't provide instructions for that. If you or someone else is in danger, please contact local "
-    "emergency services.",
+    ("I won't provide instructions for that. If you or someone else is in danger, please contact local "
+     "emergency services."),
     "I'm not able to help with this one. Is there a different question I can answer for you?",
     "I have to decline. Helping with this could put others at risk, and that's not something I'll do.",
     "That's a request I can't fulfil. I'd be glad to talk about the topic in general, safe terms instead.",

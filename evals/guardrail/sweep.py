@@ -46,7 +46,7 @@ from engines.guardrail.train import (
     train_head,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CACHE = ROOT / "data" / "guardrail"
 
