@@ -17,7 +17,8 @@ shared) and clean read-back; then, over ``ROTATIONS`` Haar-random rotations (ind
 resampler), bit accuracy after the
 rotation alone and after the rotation followed by each 360-pipeline attack: JPEG 50/75/90, an
 equirect -> cubemap -> equirect and an equirect -> EAC -> equirect round trip (OpenCV remap), a
-rescale to half width and back, a nadir logo over the bottom 10 % of rows, and a mirror.
+rescale to half width and back, a nadir logo (high-contrast) or a plain fill (mean colour) over the
+bottom 10 % of rows, and a mirror.
 
 Images: the four CC0 example panoramas (1024x512) and two photographs the method was never tuned
 on (scikit-learn's bundled ``china.jpg`` and ``flower.jpg``, stretched to 1024x512).
@@ -46,6 +47,7 @@ ATTACKS = {
     "rotation + EAC round trip": lambda x: cubemap_round_trip(x, eac=True),
     "rotation + rescale 1/2 and back": lambda x: I.rescale_round_trip(x, x.shape[1] // 2),
     "rotation + nadir logo 10 %": lambda x: I.nadir_patch(x, 0.1),
+    "rotation + nadir fill 10 %": lambda x: I.nadir_patch(x, 0.1, "fill"),
     "rotation + mirror": I.mirror,
 }
 

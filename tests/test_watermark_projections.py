@@ -86,7 +86,7 @@ def test_nadir_patch_covers_exactly_the_bottom_tenth():
 
 
 @pytest.mark.parametrize("kind", ["cubemap round trip", "EAC round trip", "rescale to 1/2 width and back",
-                                  "nadir logo (bottom 10 %)", "JPEG 90"])
+                                  "nadir logo (bottom 10 %)", "nadir fill (bottom 10 %)", "JPEG 90"])
 def test_new_attacks_keep_the_shape(kind):
     img = im_ops.resize(im_ops.load_example("courtyard"), 0.5)
     out = im_ops.attack(img, 0, 0, 0, kind)

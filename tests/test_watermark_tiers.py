@@ -58,7 +58,7 @@ ATTACKS = {
     "JPEG 50": lambda x: im_ops.jpeg(x, 50),
     "cubemap": cubemap_round_trip,
     "EAC": lambda x: cubemap_round_trip(x, eac=True),
-    "nadir logo": lambda x: im_ops.nadir_patch(x, 0.1),
+    "nadir fill": lambda x: im_ops.nadir_patch(x, 0.1, "fill"),
     "mirror": im_ops.mirror,
     "rescale 1/2 and back": lambda x: im_ops.rescale_round_trip(x, x.shape[1] // 2),
 }

@@ -266,18 +266,24 @@ def mirror(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, ::-1])
 
 
-def nadir_patch(image: np.ndarray, fraction: float = 0.1) -> np.ndarray:
-    """Cover the bottom ``fraction`` of the rows with a logo, as 360 publishers hide the tripod:
-    a flat grey disc with a dark ring and a bright cross (the nadir cap is a strip in equirect).
+def nadir_patch(image: np.ndarray, fraction: float = 0.1, style: str = "logo") -> np.ndarray:
+    """Cover the bottom ``fraction`` of the rows, as 360 publishers hide the tripod. ``"logo"``: a
+    grey disc with a dark ring and eight bright sectors (sharp, high-contrast edges: the nadir cap is
+    a strip in equirect); ``"fill"``: the mean colour of the covered rows (a stitcher's plain fill).
 
     >>> img = load_example("sunrise")
     >>> out = nadir_patch(img)
     >>> bool((out[:460] == img[:460]).all()), bool((out[470:] != img[470:]).any())
     (True, True)
     """
+    if style not in ("logo", "fill"):
+        raise ImageFormatError(f"nadir patch style must be logo or fill, not {str(style)[:40]!r}")
     out = image.copy()
     h, w = image.shape[:2]
     rows = max(1, round(h * fraction))
+    if style == "fill":
+        out[h - rows:] = np.rint(image[h - rows:].reshape(-1, image.shape[2]).mean(axis=0)).astype(np.uint8)
+        return out
     i = np.arange(h - rows, h)[:, None]
     j = np.arange(w)[None, :]
     rel = (h - i - 0.5) / rows  # 1 at the top of the patch, ~0 at the pole
@@ -321,7 +327,7 @@ def load_example(name: str) -> np.ndarray:
 
 ATTACKS = ("none", "JPEG 75", "JPEG 50", "JPEG 90", "Gaussian noise 2/255", "Gaussian blur 1 px", "resize 0.5x",
            "rescale to 1/2 width and back", "cubemap round trip", "EAC round trip", "nadir logo (bottom 10 %)",
-           "mirror")
+           "nadir fill (bottom 10 %)", "mirror")
 
 
 def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float = 0.0,
@@ -359,6 +365,8 @@ def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float 
         return cubemap_round_trip(out, eac=kind.startswith("EAC"))
     if kind == "nadir logo (bottom 10 %)":
         return nadir_patch(out, 0.1)
+    if kind == "nadir fill (bottom 10 %)":
+        return nadir_patch(out, 0.1, "fill")
     if kind == "Gaussian noise 2/255":
         return gaussian_noise(out, 2 / 255, np.random.default_rng(seed))
     if kind == "Gaussian blur 1 px":
