@@ -37,12 +37,13 @@ from engines.watermark import (
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
 The panorama's luminance is treated as a function on the sphere. A secret key picks degree
-triples (l1, l2, l) with 24 <= l <= 64 and signs; embedding nudges the spherical-harmonic
+triples (l1, l2, l) with 24 <= l <= 64 (32 <= l <= 96 for 128 and 256 bits) and signs; embedding nudges the spherical-harmonic
 coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
 rotation) lands on the key-signed side, and adds that change in pixel space. Verification does
 not need the original: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
 threshold bounds the false-positive rate at 1e-6 (Hoeffding). Text messages carry a CRC-16:
-the decoded text is exact or absent.
+the decoded text is exact or absent. Quality is shown as PSNR, WS-PSNR (rows weighted by the area
+they cover on the sphere, as the 360 community reports it) and SSIM.
 """
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
@@ -100,7 +101,8 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str):
         payload = message
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
-    yield gr.update(), "Embedding (about 3-10 s on a 2-core CPU) ...", gr.update(), None
+    wait = "about 3-10 s" if cfg.bits <= 64 else "up to a minute: the embedder also attacks its own output"
+    yield gr.update(), f"Embedding ({wait} on a 2-core CPU) ...", gr.update(), None
     try:
         res = embed(img, payload, key, cfg)
     except EmbedError as exc:  # shown as failed in the tab (no image, no bits), then the error itself
