@@ -3,6 +3,7 @@
     nice -n 10 .venv/bin/python benchmarks/watermark_tiers.py --section tiers --tiers 256:3:all
     nice -n 10 .venv/bin/python benchmarks/watermark_tiers.py --section 4k
     nice -n 10 .venv/bin/python benchmarks/watermark_tiers.py --section tiers --tiers 64:0:examples,128:0:examples,1024:1:forest
+    nice -n 10 .venv/bin/python benchmarks/watermark_tiers.py --section fpr --keys 200
     # -> benchmarks/results/watermark_tiers.json (latest run of each section, one key each)
 
 Section ``4k``: native 4096x2048 embedding (the four examples upsampled 4x, bicubic: no 4K
@@ -128,10 +129,43 @@ def native_4k(names: list[str], repeats: int, log) -> dict:
     return out
 
 
+def false_positives(bits: int, n_keys: int, log) -> dict:
+    """Pilot z-scores of unmarked images (examples, fresh photos, and each rotated + JPEG 75) under
+    ``n_keys`` keys in the ``bits`` tier: how often an unmarked image passes the threshold."""
+    from engines.watermark.bispectrum import TripleProduct
+    from engines.watermark.core import carriers_for
+    from engines.watermark.sht import TorchSHT
+
+    cfg = WatermarkConfig(bits=bits)
+    rng = np.random.default_rng(99)
+    pool = []
+    for img in ({n: I.load_example(n) for n in I.EXAMPLES} | fresh_images()).values():
+        pool += [img, I.jpeg(I.rotate_equirect_matrix(img, I.random_rotation(rng)), 75)]
+    sht = TorchSHT(512, 1024, cfg.l_max, dtype=torch.float32)
+    with torch.no_grad():
+        coeffs = [sht(torch.tensor(I.luminance(x), dtype=torch.float32)) for x in pool]
+    zs = []
+    for k in range(n_keys):
+        car = carriers_for(f"fp-probe-{k}", cfg)
+        pil = car.owner < 0
+        tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
+        with torch.no_grad():
+            for re, im in coeffs:
+                c = car.signs[pil] * car.gain[pil] * tp(re, im).numpy()
+                zs.append(float(c.sum() / np.sqrt((c ** 2).sum())))
+    zs = np.asarray(zs)
+    out = {"bits": bits, "n": int(zs.size), "n_keys": n_keys, "n_images": len(pool), "threshold": cfg.threshold,
+           "false_positives": int((zs >= cfg.threshold).sum()), "z_mean": float(zs.mean()),
+           "z_std": float(zs.std()), "z_max": float(zs.max())}
+    log(f"false positives: {out}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tiers", default="256:3:all", help="BITS:ROTATIONS:IMAGES, comma-separated")
-    ap.add_argument("--section", choices=("tiers", "4k"), default="tiers")
+    ap.add_argument("--section", choices=("tiers", "4k", "fpr"), default="tiers")
+    ap.add_argument("--keys", type=int, default=200, help="keys for the false-positive section")
     ap.add_argument("--images-4k", default="forest,sunrise")
     ap.add_argument("--repeats-4k", type=int, default=3)
     ap.add_argument("--out", default="benchmarks/results/watermark_tiers.json")
@@ -148,6 +182,10 @@ def main() -> None:
     def save() -> None:
         out_path.write_text(json.dumps(results, indent=1, default=float))
 
+    if args.section == "fpr":
+        results["false_positives_256"] = false_positives(256, args.keys, log)
+        save()
+        return
     if args.section == "4k":
         results["native_4k"] = native_4k(args.images_4k.split(","), args.repeats_4k, log)
         results["native_4k"]["meta"] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
