@@ -18,6 +18,7 @@ import json
 import gradio as gr
 import numpy as np
 
+from demos.ui import number
 from engines.common import InputError, gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding).
@@ -90,7 +91,8 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
     """
     from engines.watermark import WatermarkConfig, embed
 
-    if int(bits) not in (64, 128, 256):
+    bits = number(bits, "bits", whole=True)
+    if bits not in (64, 128, 256):
         raise InputError(f"bits={bits}: choose 64, 128 or 256")
     if not isinstance(key, str) or not key:
         raise InputError("key is empty")
@@ -121,7 +123,8 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
     """
     from engines.watermark import WatermarkConfig, verify
 
-    if int(bits) not in (64, 128, 256):
+    bits = number(bits, "bits", whole=True)
+    if bits not in (64, 128, 256):
         raise InputError(f"bits={bits}: choose 64, 128 or 256")
     if not isinstance(key, str) or not key:
         raise InputError("key is empty")
@@ -149,8 +152,10 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
     """
     from engines.guardrail import shared_guardrail
 
-    thr = None if float(threshold) < 0 else float(threshold)
-    pat = None if int(patience) <= 0 else int(patience)
+    threshold = number(threshold, "threshold", -1.0, 1.0)
+    patience = number(patience, "patience", 0, 64, whole=True)
+    thr = None if threshold < 0 else threshold
+    pat = None if patience <= 0 else patience
     tr = shared_guardrail("torch").score(_text("prompt", prompt), _text("response", response),
                                          threshold=thr, patience=pat)
     return _json({"would_stop": tr.stop_index is not None,
@@ -225,10 +230,11 @@ def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corr
     """
     from engines.bandits import SimConfig, simulate
 
-    if not 1 <= int(T) <= 20_000:
-        raise InputError(f"T={T}: choose 1 to 20,000 rounds")
-    if not 1 <= int(seeds) <= 20:
-        raise InputError(f"seeds={seeds}: choose 1 to 20")
+    T = number(T, "T", 1, 20_000, whole=True)
+    seeds = number(seeds, "seeds", 1, 20, whole=True)
+    d = number(d, "d", 1, 200, whole=True)
+    K = number(K, "K", 2, 500, whole=True)
+    corruption_budget = number(corruption_budget, "corruption_budget", 0, 10**6, whole=True)
     algos = tuple(a.strip() for a in _text("algorithms", algorithms, 200).split(",") if a.strip())
     cfg = SimConfig(T=int(T), n_seeds=int(seeds), d=int(d), K=int(K), corruption_budget=int(corruption_budget),
                     corruption="strategic" if int(corruption_budget) > 0 else "none", delay=delay,

@@ -58,10 +58,23 @@ def test_bad_inputs_are_tool_errors_with_a_message():
         mcp_tools.watermark_verify(base64.b64encode(b"not an image").decode(), key="k")
     with pytest.raises(gr.Error, match="choose 64, 128 or 256"):
         mcp_tools.watermark_verify(_png_b64(), key="k", bits=7)
-    with pytest.raises(gr.Error, match="1 to 20,000 rounds"):
+    with pytest.raises(gr.Error, match="T must be between 1 and 20000"):
         mcp_tools.bandit_simulate(T=10**9)
     with pytest.raises(gr.Error, match="unknown algorithm"):
         mcp_tools.bandit_simulate(T=20, seeds=1, algorithms="Nope")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: mcp_tools.bandit_simulate(T=float("nan")), "T must be a finite number"),
+    (lambda: mcp_tools.bandit_simulate(T=20, seeds=1, d=float("inf")), "d must be a finite number"),
+    (lambda: mcp_tools.bandit_simulate(T=20, seeds=2.5), "seeds must be a whole number"),
+    (lambda: mcp_tools.guardrail_score("hi", "hello", threshold=float("nan")), "threshold must be a finite number"),
+    (lambda: mcp_tools.guardrail_score("hi", "hello", patience=-3), "patience must be between 0 and 64"),
+    (lambda: mcp_tools.watermark_verify("AAAA", key="k", bits=float("nan")), "bits must be a finite number"),
+])
+def test_non_finite_and_fractional_numbers_are_named_errors(call, message):
+    with pytest.raises(gr.Error, match=message):
+        call()
 
 
 def test_verify_an_unmarked_panorama_detects_nothing():
