@@ -85,6 +85,13 @@ def test_ray_address_rules(monkeypatch):
     assert ray_address("local") == "head:6379"
 
 
+def test_a_cluster_address_nobody_answers_is_a_usage_error_not_a_hang(tmp_path, capsys):
+    d = _panoramas(tmp_path / "in", names=("forest",))
+    rc = watermark_main(["verify", str(d), "--key", "k1", "--ray", "127.0.0.1:1", "--quiet"])
+    assert rc == 2
+    assert "could not join the Ray cluster at 127.0.0.1:1: nothing answers there" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------------- the commands
 def test_watermark_verify_reports_bad_files_and_fails(tmp_path, capsys):
     d = _panoramas(tmp_path / "in", names=("forest",), bad=True)

@@ -23,6 +23,7 @@ running in the process (a test's, a notebook's) is reused and left running.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -193,6 +194,20 @@ def _local(work: Callable, items: Sequence[Item], args: tuple, bar) -> list[Outc
     return out
 
 
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``host:port`` or ``ray://host:port`` address nobody answers on within ``timeout`` s
+    (``ray.init`` itself retries such an address for minutes)."""
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise InputError(f"could not join the Ray cluster at {address}: nothing answers there "
+                         f"({_one_line(exc)})") from None
+
+
 def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
     """(ray module, whether we started it). Reuses a session already open in this process.
     Raises InputError when Ray is not installed or the cluster cannot be joined."""
@@ -208,7 +223,10 @@ def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
         if address == LOCAL:
             ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
         else:
+            _reachable(address)
             ray.init(address=address, **kw)
+    except InputError:
+        raise
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError from ray.init
         where = "start Ray here" if address == LOCAL else f"join the Ray cluster at {address}"
         raise InputError(f"could not {where}: {_one_line(exc)}") from None
