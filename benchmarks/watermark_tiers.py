@@ -51,6 +51,11 @@ ATTACKS = {
     "rotation + nadir fill 10 %": lambda x: I.nadir_patch(x, 0.1, "fill"),
     "rotation + mirror": I.mirror,
 }
+#: Attacks on the delivered panorama's own nadir (a publisher's tripod patch), then the rotation.
+PRE_ATTACKS = {
+    "nadir fill 10 % + rotation": lambda x: I.nadir_patch(x, 0.1, "fill"),
+    "nadir logo 10 % + rotation": lambda x: I.nadir_patch(x, 0.1),
+}
 
 
 def fresh_images() -> dict:
@@ -75,15 +80,18 @@ def run_tier(bits: int, images: dict, rotations: int, log) -> dict:
         row = {"psnr": res.psnr, "ws_psnr": res.ws_psnr, "ssim": res.ssim, "embed_s": res.seconds, "embed_cpu_s": cpu,
                "min_margin": res.min_margin, "notes": res.notes, "clean": bit_accuracy(v0.bits, payload),
                "clean_z": v0.z, "attacks": {}}
-        accs: dict = {k: [] for k in ATTACKS}
-        dets: dict = {k: [] for k in ATTACKS}
+        accs: dict = {k: [] for k in ATTACKS | PRE_ATTACKS}
+        dets: dict = {k: [] for k in ATTACKS | PRE_ATTACKS}
         for _ in range(rotations):
-            rotated = I.rotate_equirect_matrix(res.image, I.random_rotation(rng))
-            for label, fn in ATTACKS.items():
-                v = verify(fn(rotated), key, cfg)
+            rot = I.random_rotation(rng)
+            rotated = I.rotate_equirect_matrix(res.image, rot)
+            received = {label: fn(rotated) for label, fn in ATTACKS.items()}
+            received |= {label: I.rotate_equirect_matrix(fn(res.image), rot) for label, fn in PRE_ATTACKS.items()}
+            for label, x in received.items():
+                v = verify(x, key, cfg)
                 accs[label].append(bit_accuracy(v.bits, payload))
                 dets[label].append(bool(v.detected))
-        for label in (ATTACKS if rotations else ()):
+        for label in (ATTACKS | PRE_ATTACKS if rotations else ()):
             row["attacks"][label] = {"mean": float(np.mean(accs[label])), "min": float(np.min(accs[label])),
                                      "detected": float(np.mean(dets[label])), "n": rotations}
         out[name] = row
