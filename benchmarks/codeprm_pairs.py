@@ -113,16 +113,26 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/codeprm_pairs.json")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--lm-speed-files", type=int, default=20)
+    ap.add_argument("--cached-only", action="store_true",
+                    help="only test pairs and CyberSecEval cases whose LM features are cached (a subset when "
+                         "CPU time ran short; the JSON says how many)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.time()
     lm = LMScorer.load()
     meta = json.loads(Path("assets/codeprm/lm_head.json").read_text())
     fast = CodePRM.load("onnx", fuse_analysers=False)
-    test = build(load_pairs(Path(args.pairs), ("test",)), lm.cfg)
+    all_test = load_pairs(Path(args.pairs), ("test",))
+    test = build(all_test, lm.cfg, compute=not args.cached_only)
     cases = load_cases()
-    res = {**run_header(), "command": "python benchmarks/codeprm_pairs.py", "tau": PAPER_TAU,
-           "n_test_pairs": len(test), "n_test_repos": len({d.pair.repo for d in test}), "rows": []}
+    n_cases = len(cases)
+    if args.cached_only:
+        cases = [c for c in cases if features(c.code, lm.cfg, compute=False) is not None
+                 and features(c.prefix, lm.cfg, compute=False) is not None]
+    res = {**run_header(), "command": "python benchmarks/codeprm_pairs.py" + (" --cached-only" if args.cached_only else ""),
+           "tau": PAPER_TAU, "n_test_pairs": len(test), "n_test_pairs_in_split": len(all_test),
+           "n_test_repos": len({d.pair.repo for d in test}), "n_cse_cases": len(cases), "n_cse_cases_in_file": n_cases,
+           "rows": []}
     for kind in ROWS:
         rv, rf = [], []
         for d in test:

@@ -34,13 +34,13 @@ SEED = 0
 
 
 def host_chunks(n: int, rng: random.Random) -> tuple[list[str], list]:
-    """Chunks of train-split host packages (2 per file, 20 files per package) with their
+    """Chunks of train-split host packages (2 per file, 10 files per package) with their
     analyser findings: every chunk an analyser flags, and unflagged ones up to ``n`` in all."""
     out = []
     for pkg, files in package_files().items():
         if split_of(pkg) != "train":
             continue
-        for f in files[:20]:
+        for f in files[:10]:
             try:
                 out += chunks(f.read_text(encoding="utf-8", errors="replace"), rng, 2)
             except OSError:

@@ -78,7 +78,7 @@ def train_head(data, j: int, lam: float, cfg: LMConfig, epochs: int = 40, beta: 
             opt.zero_grad()
             loss.backward()
             opt.step()
-            tot += float(loss) * len(batch)
+            tot += loss.item() * len(batch)
         log.append({"epoch": ep + 1, "loss": round(tot / len(items), 5)})
     head.eval()
     return head, log
