@@ -57,7 +57,11 @@ def psnr(a: np.ndarray, b: np.ndarray) -> float:
     >>> psnr(np.zeros((2, 2, 3), np.uint8), np.ones((2, 2, 3), np.uint8)) > 48
     True
     """
-    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    if a.dtype == np.uint8 and b.dtype == np.uint8:  # exact integer sum, a fraction of the float64 cost at 4K
+        d = a.astype(np.int16) - b.astype(np.int16)
+        mse = float(np.square(d, dtype=np.int32).sum(dtype=np.int64)) / d.size
+    else:
+        mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
     return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
 
 
@@ -91,14 +95,15 @@ def ssim(a: np.ndarray, b: np.ndarray) -> float:
 
     c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
     vals = []
+    # float32 maps (float64 sums): half the memory traffic of float64 at 4K, same value to ~1e-6
     for ch in range(a.shape[2] if a.ndim == 3 else 1):
-        x = (a[..., ch] if a.ndim == 3 else a).astype(np.float64)
-        y = (b[..., ch] if b.ndim == 3 else b).astype(np.float64)
+        x = (a[..., ch] if a.ndim == 3 else a).astype(np.float32)
+        y = (b[..., ch] if b.ndim == 3 else b).astype(np.float32)
         f = lambda z: gaussian_filter(z, 1.5, truncate=3.5)
         mx, my = f(x), f(y)
         sxx, syy, sxy = f(x * x) - mx * mx, f(y * y) - my * my, f(x * y) - mx * my
         m = ((2 * mx * my + c1) * (2 * sxy + c2)) / ((mx * mx + my * my + c1) * (sxx + syy + c2))
-        vals.append(m[3:-3, 3:-3].mean())
+        vals.append(m[3:-3, 3:-3].mean(dtype=np.float64))
     return float(np.mean(vals))
 
 
