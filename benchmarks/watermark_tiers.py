@@ -23,12 +23,13 @@ bottom 10 % of rows, and a mirror.
 
 Images: the four CC0 example panoramas (1024x512) and two photographs the method was never tuned
 on (scikit-learn's bundled ``china.jpg`` and ``flower.jpg``, stretched to 1024x512).
-Fixed seeds throughout; each tier's entry in the JSON is replaced, the others kept.
+Fixed seeds throughout; a run replaces the entries it measures (per tier and image) and keeps the rest.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 
@@ -185,10 +186,23 @@ def main() -> None:
         print(f"[{time.time() - t0:7.1f}s] {msg}", flush=True)
 
     out_path = Path(args.out)
-    results: dict = json.loads(out_path.read_text()) if out_path.is_file() else {}
+    results: dict = {}  # this run's entries only; merged into the file at each save
 
     def save() -> None:
-        out_path.write_text(json.dumps(results, indent=1, default=float))
+        """Merge this run's entries into the file under a lock (sections may run side by side):
+        top-level keys are replaced, except ``tiers``, where each tier's images are replaced one by one."""
+        import fcntl
+
+        with open(Path(tempfile.gettempdir()) / "watermark_tiers.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            cur = json.loads(out_path.read_text()) if out_path.is_file() else {}
+            for k, v in results.items():
+                if k == "tiers":
+                    for bits, rows in v.items():
+                        cur.setdefault("tiers", {}).setdefault(bits, {}).update(rows)
+                else:
+                    cur[k] = v
+            out_path.write_text(json.dumps(cur, indent=1, default=float))
 
     if args.section == "fpr":
         results["false_positives_256"] = false_positives(256, args.keys, log)
@@ -211,8 +225,6 @@ def main() -> None:
                                           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                           "load_avg": list(__import__("os").getloadavg())}
         save()
-    results["meta"] = {"seconds": time.time() - t0, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                       "load_avg": list(__import__("os").getloadavg())}
     save()
     log(f"done: {out_path}")
 
