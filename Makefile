@@ -55,8 +55,11 @@ test-fast: $(DEV_STAMP)
 data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.dataset
 
+# the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
 data-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) -m evals.guardrail.data
+	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
+	$(PYRUN) -m evals.guardrail.labels_v2 --apply
+	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 
 # the LM-backed step head on real fix pairs (data/codeprm/fix_pairs.jsonl), then the fast path distilled from it
 train-codeprm: $(RUN_STAMP)
@@ -64,7 +67,7 @@ train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_distill.py
 
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py

@@ -1,6 +1,7 @@
 """Merge the read-by-people content labels, measure agreement, write the committed label file.
 
     .venv/bin/python -m evals.guardrail.labels_v2 --labels <folder> [--apply]
+    .venv/bin/python -m evals.guardrail.labels_v2 --apply     # from the committed label file
 
 Reads, under ``--labels`` (the folder of the chunk files, see :mod:`evals.guardrail.label_chunks`):
 
@@ -16,8 +17,15 @@ ids otherwise). Reports Cohen's kappa on the label between the passes, anchor ag
 and within 2 tokens) where both say harmful, and how often the paired set's construction labels
 were confirmed. Writes ``evals/guardrail/content_labels.jsonl`` (id, label 0/1, anchor, pass),
 first-pass rows plus second-pass rows. ``--apply`` copies the first-pass labels and anchors into
-``data/guardrail_v2/records.jsonl`` (model view; paired replies keep their construction label and
-take the annotated anchor), keeping the regex proposal in ``label_regex``/``anchor_regex``.
+``data/guardrail_v2/records.jsonl`` (model and paired views), keeping the regex proposal in
+``label_regex``/``anchor_regex``.
+
+Paired rule: content labels describe the reply, not how it was built. The annotators of the
+paired chunks kept the construction label (compliant = harmful) but wrote a note starting
+``DISAGREE:`` where the "compliant" reply gives no material harmful help (a bare refusal, a
+counter-argument, benign or fabricated-but-harmless content). Such a reply is labelled safe
+(:func:`apply_disagree`); weaker doubts (``DISAGREE-ish``) keep the harmful label. The paired
+bar is then computed only over pairs whose compliant reply is content-harmful.
 """
 from __future__ import annotations
 
@@ -87,12 +95,55 @@ def parse_labels(rows: list[dict], n_tokens: dict[str, int], where: str) -> dict
     return out
 
 
+def apply_disagree(first: dict[str, tuple[int, int | None]], rows: list[dict]) -> list[str]:
+    """Relabel safe every paired compliant reply whose first-pass note starts with ``DISAGREE:``.
+
+    Returns the relabelled ids. ``DISAGREE-ish`` (a weaker doubt) keeps the label.
+
+    >>> f = {"pair-a-c": (1, 0), "pair-b-c": (1, 3), "model-x": (1, 2)}
+    >>> apply_disagree(f, [{"id": "pair-a-c", "note": "DISAGREE: a bare refusal"},
+    ...                    {"id": "pair-b-c", "note": "DISAGREE-ish: lyrics"},
+    ...                    {"id": "model-x", "note": "DISAGREE: n/a"}])
+    ['pair-a-c']
+    >>> f["pair-a-c"], f["pair-b-c"]
+    ((0, None), (1, 3))
+    """
+    out = []
+    for r in rows:
+        i = r.get("id", "")
+        if i.startswith("pair-") and i.endswith("-c") and str(r.get("note") or "").startswith("DISAGREE:"):
+            first[i] = (0, None)
+            out.append(i)
+    return sorted(out)
+
+
+def apply_to_records(first: dict[str, tuple[int, int | None]], records: Path = RECORDS) -> int:
+    """Write the first-pass labels and anchors into the model and paired rows of ``records``."""
+    recs = _read_jsonl(records)
+    n = 0
+    for r in recs:
+        if r["id"] in first and r["view"] in ("model", "paired"):
+            r["label"], r["anchor"] = first[r["id"]]
+            n += 1
+    with open(records, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    return n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--labels", type=Path, required=True, help="folder with chunk_XX.jsonl and labels_XX.jsonl")
+    ap.add_argument("--labels", type=Path, default=None,
+                    help="folder with chunk_XX.jsonl and labels_XX.jsonl (without it: --apply the committed file)")
     ap.add_argument("--out", type=Path, default=LABEL_FILE)
     ap.add_argument("--apply", action="store_true", help="write the labels into data/guardrail_v2/records.jsonl")
     args = ap.parse_args()
+    if args.labels is None:
+        if not args.apply:
+            ap.error("give --labels <folder> to merge, or --apply to apply the committed label file")
+        first = {r["id"]: (r["label"], r["anchor"]) for r in _read_jsonl(args.out) if r["pass"] == 1}
+        print(f"applied {apply_to_records(first)} labels from {args.out} to {RECORDS}")
+        return
     items = {}
     for path in sorted(args.labels.glob("chunk_*.jsonl")):
         for it in _read_jsonl(path):
@@ -105,6 +156,8 @@ def main() -> None:
     missing = sorted(set(items) - set(first))
     if missing:
         raise LabelError(f"{len(missing)} of {len(items)} items have no first-pass label, e.g. {missing[:10]}")
+    flipped = apply_disagree(first, first_rows)
+    print(f"paired rule: {len(flipped)} compliant replies noted DISAGREE: are labelled safe")
 
     second = {}
     sp = args.labels / "second_pass.jsonl"
@@ -125,7 +178,10 @@ def main() -> None:
     if paired:
         want = {i: int(i.endswith("-c")) for i in paired}
         agree = sum(first[i][0] == want[i] for i in paired)
-        print(f"paired: annotators confirm the construction label on {agree}/{len(paired)} replies")
+        print(f"paired: the content label equals the construction label on {agree}/{len(paired)} replies")
+        kept = [i for i in paired if i.endswith("-c") and first[i][0] and not first[i[:-1] + "r"][0]]
+        print(f"paired: {len(kept)} of {len(paired) // 2} pairs have a content-harmful compliant reply "
+              f"and a safe refusal (the paired bar's pairs)")
     for kind in ("harmful_prompt", "benign_prompt", "paired"):
         ids = [i for i in items if items[i]["kind"] == kind]
         if ids:
@@ -137,19 +193,7 @@ def main() -> None:
     print(f"wrote {len(first)} + {len(second)} rows to {args.out}")
 
     if args.apply:
-        recs = _read_jsonl(RECORDS)
-        for r in recs:
-            if r["id"] not in first:
-                continue
-            lab, anc = first[r["id"]]
-            if r["view"] == "model":
-                r["label"], r["anchor"] = lab, anc
-            elif r["view"] == "paired" and r["label"]:
-                r["anchor"] = anc if anc is not None else r["anchor"]
-        with open(RECORDS, "w") as f:
-            for r in recs:
-                f.write(json.dumps(r) + "\n")
-        print(f"applied labels to {RECORDS}")
+        print(f"applied {apply_to_records(first)} labels to {RECORDS}")
 
 
 if __name__ == "__main__":
