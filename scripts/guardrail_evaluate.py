@@ -2,7 +2,7 @@
 dev split by the same rule as training (one command; used for the data-scaling run).
 
     HF_HUB_OFFLINE=1 .venv/bin/python scripts/guardrail_evaluate.py assets/guardrail/sld_head.pt \\
-        --cache data/guardrail_all --out data/guardrail_all/shipped_head_metrics.json
+        --cache data/guardrail_v2 --out data/guardrail_v2/shipped_head_metrics.json
 
 The head is only read: nothing is trained, and the dev split alone decides the threshold and
 patience. Writes the same per-view report as ``metrics.json["test"]``.
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("head", type=Path)
-    ap.add_argument("--cache", type=Path, default=ROOT / "data" / "guardrail")
+    ap.add_argument("--cache", type=Path, default=ROOT / "data" / "guardrail_v2")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     torch.set_num_threads(1)

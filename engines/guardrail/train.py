@@ -104,8 +104,14 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tup
     return traces, resp
 
 
-def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, dict]:
-    """Threshold and patience maximising mean dev F1 over views, with benign false stops capped."""
+def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False) -> tuple[float, int, dict]:
+    """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
+
+    ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
+    F1s. With content labels the model view has 2 harmful dev replies, so its own F1 jumps between
+    0, 0.5 and 1 on a single reply and would decide the pick; pooled, every harmful dev reply
+    counts once. The per-view reports are returned either way (``"pooled"`` added when used).
+    """
     best = None
     views = sorted({e.view for e in exs})
     for thr in [*np.round(np.arange(0.2, 0.96, 0.05), 2), 0.97, 0.98, 0.99]:
@@ -118,16 +124,26 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05) -> tuple[float, int, 
                                            float(thr), pat)
             fs = [r["false_stop_benign"] for r in reps.values() if not math.isnan(r["false_stop_benign"])]
             ok = all(f <= max_false_stop for f in fs)
-            score = (ok, float(np.mean([r["f1"] for r in reps.values()])))
+            if pooled:
+                reps["pooled"] = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
+                                                  [e.benign_prompt for e in exs], float(thr), pat)
+                score = (ok, reps["pooled"]["f1"])
+            else:
+                score = (ok, float(np.mean([r["f1"] for r in reps.values()])))
             if best is None or score > best[0]:
                 best = (score, float(thr), pat, reps)
     return best[1], best[2], best[3]
 
 
-def dev_policy(head: SLDHead, dev: list[Example]) -> tuple[float, int, dict]:
+def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False) -> tuple[float, int, dict]:
     """Threshold, patience and per-view dev reports of a trained head, by :func:`pick_policy`."""
     traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-    return pick_policy(traces, dev)
+    return pick_policy(traces, dev, pooled=pooled)
+
+
+def dev_score(reps: dict) -> float:
+    """The figure :func:`pick_policy` maximised: pooled F1 when present, else the mean per-view F1."""
+    return float(reps["pooled"]["f1"]) if "pooled" in reps else float(np.mean([r["f1"] for r in reps.values()]))
 
 
 def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, epochs: int = 12, lr: float = 1e-3,
@@ -135,7 +151,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
                soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
-               head_cls: type[SLDHead] = SLDHead, log=print) -> tuple[SLDHead, dict]:
+               head_cls: type[SLDHead] = SLDHead, pooled_dev: bool = False, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
@@ -143,7 +159,8 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     ``soft_labels`` makes the response-level targets the mean human harm score where one exists;
     ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.head.distill_loss` towards that
     (trained, frozen) head's outputs on the same training replies; ``head_cls`` is the head to fit
-    (an :class:`SLDHead` subclass with another memory cell, for the dev-only sweep).
+    (an :class:`SLDHead` subclass with another memory cell, for the dev-only sweep);
+    ``pooled_dev`` picks epoch and policy by the pooled dev F1 (:func:`pick_policy`).
 
     >>> cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     >>> ex = [Example(str(i), "v", "s", "train", i % 2, 0 if i % 2 else None, not i % 2,
@@ -190,8 +207,8 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             tot += float(loss.detach()) * len(ch)
         sched.step()
         traces, _ = head_traces(head, dev, cols)
-        thr, pat, reps = pick_policy(traces, dev)
-        f1 = float(np.mean([r["f1"] for r in reps.values()]))
+        thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev)
+        f1 = dev_score(reps)
         log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
         if f1 > best[0]:
             best = (f1, {k: v.detach().clone() for k, v in head.state_dict().items()}, (thr, pat, ep + 1))
