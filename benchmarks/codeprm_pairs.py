@@ -56,8 +56,7 @@ def step_risks(kind: str, code: str, spans, feats: StepFeatures | None, flags: d
         return flags["bandit"].astype(float)
     if kind.startswith("CodeShield"):
         return flags["codeshield"].astype(float)
-    r = fast.scan(code, analysers=False)
-    return np.array([s.risk for s in r.steps])
+    return fast.model_risks(code, spans)[0]  # CyberSecEval windows are fragments: score steps, no Python check
 
 
 def threshold(kind: str, meta: dict, fast: CodePRM) -> float:
