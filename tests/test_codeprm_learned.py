@@ -23,7 +23,6 @@ from evals.codeprm.step_labels import changed_lines, risky_steps
 
 REPO = Path(__file__).resolve().parents[1]
 ASSETS = REPO / "assets" / "codeprm"
-FIXTURE = Path(__file__).resolve().parent / "data" / "codeprm_fix_pairs_train_sample.jsonl"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
@@ -175,21 +174,45 @@ def test_lm_step_features_are_causal_and_the_committed_head_scores_steps():
     np.testing.assert_allclose([s.risk for s in r.steps], sc.risks_from_features(pre), atol=1e-6)
 
 
-# ------------------------------------------------------------------------------ real fix pairs
+# ------------------------------------------------------------------------------ fix pairs
+# Fix pairs written for these tests in the shape the advisory pipeline extracts (function before
+# and after its fix); the real pairs are rebuilt by `python -m evals.codeprm.fix_pairs_build`.
+FIX_PAIRS = [
+    {"cwe": "CWE-22",
+     "before": "def read_upload(root, name):\n    path = os.path.join(root, name)\n\n"
+               "    with open(path, 'rb') as fh:\n        return fh.read()\n",
+     "after": "def read_upload(root, name):\n    path = os.path.realpath(os.path.join(root, name))\n"
+              "    if not path.startswith(os.path.realpath(root) + os.sep):\n"
+              "        raise ValueError('path escapes the upload folder')\n\n"
+              "    with open(path, 'rb') as fh:\n        return fh.read()\n"},
+    {"cwe": "CWE-78",
+     "before": "def thumbnail(src, dst):\n    log.info('thumb %s', src)\n\n"
+               "    cmd = 'convert %s -resize 64x64 %s' % (src, dst)\n    subprocess.call(cmd, shell=True)\n",
+     "after": "def thumbnail(src, dst):\n    log.info('thumb %s', src)\n\n"
+              "    subprocess.call(['convert', src, '-resize', '64x64', dst])\n"},
+    {"cwe": "CWE-502",
+     "before": "def load_settings(text):\n    data = yaml.load(text)\n\n    return Settings(**data)\n",
+     "after": "def load_settings(text):\n    data = yaml.safe_load(text)\n\n    return Settings(**data)\n"},
+    {"cwe": "CWE-89",
+     "before": "def find_user(db, name):\n    cur = db.cursor()\n\n"
+               "    cur.execute(\"SELECT * FROM users WHERE name = '%s'\" % name)\n    return cur.fetchone()\n",
+     "after": "def find_user(db, name):\n    cur = db.cursor()\n\n"
+              "    cur.execute('SELECT * FROM users WHERE name = ?', (name,))\n    return cur.fetchone()\n"},
+]
+
+
 def _fixture() -> list[dict]:
-    assert FIXTURE.is_file(), "committed fixture of real train-split fix pairs is missing"
-    return [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    return FIX_PAIRS
 
 
 def test_fix_pair_step_labels_mark_the_step_the_fix_changed():
     rows = _fixture()
-    assert len(rows) >= 3 and all(r["split"] == "train" for r in rows)
     for r in rows:
         removed, added, near = changed_lines(r["before"], r["after"])
         assert removed or added
         spans = split_steps(r["before"], 8)
         risky = risky_steps(spans, removed | near)
-        assert risky, r.get("advisory")
+        assert risky, r["cwe"]
         before = r["before"].splitlines()
         for ln in removed:
             if before[ln - 1].strip():
