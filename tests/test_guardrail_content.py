@@ -118,3 +118,15 @@ def test_pooled_dev_policy_scores_all_dev_replies_together():
     want = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
                             [e.benign_prompt for e in exs], thr, pat)["f1"]
     assert reps["pooled"]["f1"] == want
+
+
+def test_content_eval_label_merge_and_refusal_doctests_run():
+    """The paired bar, bootstrap, DISAGREE rule and refusal pick, as their docstrings show them."""
+    import doctest
+
+    import evals.guardrail.content_eval as ce
+    import evals.guardrail.labels_v2 as lv
+    import evals.guardrail.refusal_aug as ra
+
+    for mod in (ce, lv, ra):
+        assert doctest.testmod(mod).failed == 0, mod.__name__
