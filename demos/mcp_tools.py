@@ -109,7 +109,7 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
 
 @_tool
 def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
-    """Blind check of a panorama for the bispectrum watermark under a key; reads the embedded text if present.
+    """Check a panorama for the bispectrum watermark under a key alone (no original needed); reads the embedded text if present.
 
     Works after any 3D rotation of the panorama and after mild JPEG, noise, blur or resizing. Takes about 0.1-1 s.
 

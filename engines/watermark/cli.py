@@ -134,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
     em.add_argument("--message", required=True, help="text to embed (64 bits hold 6 bytes; see --bits)")
     em.add_argument("--fit", choices=FITS, default="refuse",
                     help="what to do with an image that is not 2:1 (refuse = report and skip it)")
-    ve = sub.add_parser("verify", help="blind verification of every image of DIR under a key")
+    ve = sub.add_parser("verify", help="verify every image of DIR under a key (no originals needed)")
     ve.add_argument("dir")
     ve.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     for p in (em, ve):

@@ -15,7 +15,7 @@ on unmarked content about one for every triple). ``c_k`` is exactly invariant to
   (squared-hinge penalty + energy, L-BFGS on the differentiable torch path), synthesise
   ``delta`` alone on the pixel grid and ADD it to R, G and B (never rebuild the image from
   truncated coefficients), quantise to 8 bits, re-measure, and repeat on what is left.
-* Verification (blind): recompute ``c_k`` from the received image; bit ``i`` is the sign of
+* Verification (key only, no original needed): recompute ``c_k`` from the received image; bit ``i`` is the sign of
   ``u_i = sum_{k in i} s_k c_k``. ``P`` pilot carriers carry the key's own signs; the
   detection score ``z = sum_p s_p c_p / sqrt(sum_p c_p^2)`` is, for an unmarked image or a
   wrong key, a Rademacher sum, so ``P(z >= t) <= exp(-t^2/2)`` (Hoeffding) whatever the image.
@@ -499,7 +499,7 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
 
 
 def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -> VerifyResult:
-    """Blind verification: decode the payload under ``key`` from ``image`` alone.
+    """Key-only verification: decode the payload under ``key`` from ``image`` alone (no original needed).
 
     >>> from engines.watermark.image import load_example
     >>> res = verify(load_example("forest"), key="k1")   # never watermarked
