@@ -13,8 +13,10 @@ temporary folder: the shipped step's structure (same layers, three members, 4-bi
 ORT nodes) with 8-wide members, so its weights are 40 KB instead of 1.6 MB, and a one-node graph
 (``Identity``): what onnxruntime's ``run`` costs by itself. Against the shipped step they split its
 cost into ORT's call, the graph's nodes and the weights' bytes. Prints the per-round medians and
-their median, and writes
-``benchmarks/results/guardrail_step_ab.json``. Compare the ratios, not the milliseconds, across days.
+their median, and writes the run under its variant's key (``warm``, ``floor``, ``after_decode``,
+``floor_after_decode``, ``_t<threads>`` appended when the decode step has more than one thread) of
+``benchmarks/results/guardrail_step_ab.json``, leaving the other variants' latest runs in place.
+Compare the ratios, not the milliseconds, across days.
 
     .venv/bin/python benchmarks/guardrail_step_ab.py assets/guardrail/sld_step.onnx --floor --after-decode
 """
@@ -46,12 +48,12 @@ def main() -> None:
     ap.add_argument("--floor", action="store_true",
                     help="add the 8-wide same-structure step and a one-node graph as references")
     ap.add_argument("--out", type=Path, default=None,
-                    help="default benchmarks/results/guardrail_step_ab[_floor][_after_decode].json")
+                    help="JSON file keyed by variant (default benchmarks/results/guardrail_step_ab.json)")
     args = ap.parse_args()
     if args.out is None:
-        suffix = ("_floor" if args.floor else "") + ("_after_decode" if args.after_decode else "")
-        suffix += f"_t{args.decode_threads}" if args.after_decode and args.decode_threads != 1 else ""
-        args.out = ROOT / "benchmarks" / "results" / f"guardrail_step_ab{suffix}.json"
+        args.out = ROOT / "benchmarks" / "results" / "guardrail_step_ab.json"
+    variant = "_".join(k for k, on in (("floor", args.floor), ("after_decode", args.after_decode)) if on) or "warm"
+    variant += f"_t{args.decode_threads}" if args.after_decode and args.decode_threads != 1 else ""
     evict = decoder(args.decode_threads) if args.after_decode else None
     decode_ms: list[float] = []
     tmp = tempfile.TemporaryDirectory()
@@ -98,7 +100,10 @@ def main() -> None:
         record["decode_step"] = {"threads": args.decode_threads, "median_ms": statistics.median(decode_ms),
                                  "min_ms": min(decode_ms), "max_ms": max(decode_ms)}
         print(f"decode step ({args.decode_threads} torch threads): median {statistics.median(decode_ms):.2f} ms")
-    args.out.write_text(json.dumps(record, indent=2))
+    merged = json.loads(args.out.read_text()) if args.out.exists() else {}
+    merged[variant] = record  # read-modify-write: only this variant's latest run is replaced
+    args.out.write_text(json.dumps(merged, indent=2) + "\n")
+    print(f"wrote {args.out} [{variant}]")
 
 
 if __name__ == "__main__":
