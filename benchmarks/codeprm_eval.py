@@ -45,9 +45,9 @@ from engines.codeprm.labels import bandit_raw, label_findings
 from engines.codeprm.model import featurize
 from engines.codeprm.steps import Span
 from evals.codeprm import registry
+from evals.codeprm.cyberseceval import load_cases
 from evals.codeprm.embed import held_out_items, pair_acc, prefix
 
-CSE = Path(__file__).resolve().parents[2] / "shared" / "codesec" / "cyberseceval_python.jsonl"
 _W = {"LOW": 1, "MEDIUM": 2, "HIGH": 3, "UNDEFINED": 0}
 
 
@@ -120,16 +120,12 @@ def flag_rates(items: list[dict], y: np.ndarray, methods: dict[str, tuple[list, 
 
 
 def cyberseceval(prm: CodePRM) -> dict:
-    rows = [json.loads(line) for line in open(CSE)]
+    cases = load_cases()
     line_scores, line_labels, top1, top3 = [], [], [], []
     b_scores = []
-    for r in rows:
-        code = r["origin_code"]
+    for case in cases:
+        code, target = case.code, case.target
         lines = code.splitlines()
-        want = r["line_text"].strip()
-        cands = [i + 1 for i, ln in enumerate(lines) if ln.strip() == want]
-        mid = (len(lines) + 1) / 2
-        target = min(cands, key=lambda i: abs(i - mid))
         feats = featurize(code, prm.cfg, prm.lexer)
         probs, _ = prm.step_probs(feats)
         if prm.cfg.fuse_analysers:
@@ -145,7 +141,7 @@ def cyberseceval(prm: CodePRM) -> dict:
                     line_scores.append(probs[i])
                     line_labels.append(ln == target)
                     b_scores.append(ln in bl)
-    return {"n": len(rows), "line_auroc": float(roc_auc_score(line_labels, line_scores)),
+    return {"n": len(cases), "line_auroc": float(roc_auc_score(line_labels, line_scores)),
             "top1": float(np.mean(top1)), "top3": float(np.mean(top3)),
             "bandit_line_auroc": float(roc_auc_score(line_labels, b_scores))}
 
