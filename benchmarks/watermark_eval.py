@@ -24,10 +24,7 @@ from engines.watermark.baselines import (
     flatten_power_spectrum,
     imwatermark_available,
 )
-from engines.watermark.bispectrum import TripleProduct
-from engines.watermark.core import carriers_for
-from engines.watermark.evaluate import SWEEP_AXIS, axis_angle_matrix
-from engines.watermark.sht import TorchSHT
+from engines.watermark.evaluate import SWEEP_AXIS, axis_angle_matrix, pilot_z_scores
 
 
 def upsample2(img: np.ndarray) -> np.ndarray:
@@ -97,24 +94,13 @@ def false_positives(images: dict, n_keys: int, log) -> dict:
         pool.append((f"{name} unmarked", img))
         pool.append((f"{name} rotated+JPEG75", I.jpeg(I.rotate_equirect_matrix(img, I.random_rotation(rng)), 75)))
         pool.append((f"{name} marked with another key", embed(img, "other", f"owner-{name}", cfg).image))
-    zs = []
-    sht = TorchSHT(512, 1024, cfg.l_max, dtype=torch.float32)
-    coeffs = []
-    with torch.no_grad():
-        for _, img in pool:
-            coeffs.append(sht(torch.tensor(I.luminance(img), dtype=torch.float32)))
     t0 = time.time()
-    for k in range(n_keys):
-        car = carriers_for(f"probe-{k}", cfg)
-        pil = car.owner < 0
-        tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
-        with torch.no_grad():
-            for re, im in coeffs:
-                c = car.signs[pil] * car.gain[pil] * tp(re, im).numpy()
-                zs.append(float(c.sum() / np.sqrt((c ** 2).sum())))
+
+    def progress(k: int) -> None:
         if k % 100 == 0:
             log(f"fpr: {k}/{n_keys} keys, {time.time() - t0:.0f}s")
-    zs = np.asarray(zs)
+
+    zs = pilot_z_scores([img for _, img in pool], [f"probe-{k}" for k in range(n_keys)], cfg, progress).ravel()
     thr = cfg.threshold
     return {"n": int(zs.size), "n_keys": n_keys, "n_images": len(pool), "threshold": thr,
             "false_positives": int((zs >= thr).sum()), "z_mean": float(zs.mean()), "z_std": float(zs.std()),

@@ -38,6 +38,7 @@ import torch
 
 from engines.watermark import WatermarkConfig, bit_accuracy, embed, verify
 from engines.watermark import image as I
+from engines.watermark.evaluate import pilot_z_scores
 from engines.watermark.projections import cubemap_round_trip
 
 ATTACKS = {
@@ -141,28 +142,12 @@ def native_4k(names: list[str], repeats: int, log) -> dict:
 def false_positives(bits: int, n_keys: int, log) -> dict:
     """Pilot z-scores of unmarked images (examples, fresh photos, and each rotated + JPEG 75) under
     ``n_keys`` keys in the ``bits`` tier: how often an unmarked image passes the threshold."""
-    from engines.watermark.bispectrum import TripleProduct
-    from engines.watermark.core import carriers_for
-    from engines.watermark.sht import TorchSHT
-
     cfg = WatermarkConfig(bits=bits)
     rng = np.random.default_rng(99)
     pool = []
     for img in ({n: I.load_example(n) for n in I.EXAMPLES} | fresh_images()).values():
         pool += [img, I.jpeg(I.rotate_equirect_matrix(img, I.random_rotation(rng)), 75)]
-    sht = TorchSHT(512, 1024, cfg.l_max, dtype=torch.float32)
-    with torch.no_grad():
-        coeffs = [sht(torch.tensor(I.luminance(x), dtype=torch.float32)) for x in pool]
-    zs = []
-    for k in range(n_keys):
-        car = carriers_for(f"fp-probe-{k}", cfg)
-        pil = car.owner < 0
-        tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
-        with torch.no_grad():
-            for re, im in coeffs:
-                c = car.signs[pil] * car.gain[pil] * tp(re, im).numpy()
-                zs.append(float(c.sum() / np.sqrt((c ** 2).sum())))
-    zs = np.asarray(zs)
+    zs = pilot_z_scores(pool, [f"fp-probe-{k}" for k in range(n_keys)], cfg).ravel()
     out = {"bits": bits, "n": int(zs.size), "n_keys": n_keys, "n_images": len(pool), "threshold": cfg.threshold,
            "false_positives": int((zs >= cfg.threshold).sum()), "z_mean": float(zs.mean()),
            "z_std": float(zs.std()), "z_max": float(zs.max())}

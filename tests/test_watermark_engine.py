@@ -333,3 +333,17 @@ def test_config_refuses_non_finite_and_out_of_range_numbers():
                {"steps": 10**6}, {"energy_weight": float("nan")}):
         with pytest.raises(ValueError, match=next(iter(kw))):
             WatermarkConfig(**kw)
+
+
+def test_pilot_z_scores_are_the_statistic_verify_thresholds():
+    from engines.watermark.evaluate import pilot_z_scores
+
+    cfg = WatermarkConfig()
+    img = im_ops.load_example("courtyard")
+    marked = embed(img, "hi", "owner", cfg).image
+    z = pilot_z_scores([img, marked], ["owner", "stranger"], cfg)
+    assert z.shape == (2, 2)
+    for k, key in enumerate(["owner", "stranger"]):
+        for i, x in enumerate([img, marked]):
+            assert z[k, i] == pytest.approx(verify(x, key, cfg).z, abs=1e-3)
+    assert z[0, 1] >= cfg.threshold > max(z[0, 0], z[1, 0], z[1, 1])

@@ -83,3 +83,37 @@ def rotation_sweep(image: np.ndarray, key: str, angles: list[float] | None = Non
             out[name]["accuracy"].append(bit_accuracy(dec(x), b))
     note(1.0, "done")
     return out
+
+
+def pilot_z_scores(images: list[np.ndarray], keys: list[str], config: WatermarkConfig | None = None,
+                   progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Detection statistic ``z`` of every image under every key, shape ``(len(keys), len(images))``.
+
+    ``z = sum_p s_p c_p / sqrt(sum_p c_p^2)`` over the key's pilot carriers, the score ``verify``
+    thresholds (Hoeffding: ``P(z >= t) <= exp(-t^2/2)`` for an unmarked image). The images' spherical
+    harmonic coefficients are computed once (1024x512 grid) and reused for every key, which makes
+    false-positive sweeps over many keys cheap. ``progress(k)`` is called after key ``k``.
+    """
+    import torch
+
+    from engines.watermark.bispectrum import TripleProduct
+    from engines.watermark.core import carriers_for
+    from engines.watermark.image import luminance
+    from engines.watermark.sht import TorchSHT
+
+    cfg = config or WatermarkConfig()
+    sht = TorchSHT(512, 1024, cfg.l_max, dtype=torch.float32)
+    with torch.no_grad():
+        coeffs = [sht(torch.tensor(luminance(x), dtype=torch.float32)) for x in images]
+    z = np.empty((len(keys), len(images)))
+    for k, key in enumerate(keys):
+        car = carriers_for(key, cfg)
+        pil = car.owner < 0
+        tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
+        with torch.no_grad():
+            for i, (re, im) in enumerate(coeffs):
+                c = car.signs[pil] * car.gain[pil] * tp(re, im).numpy()
+                z[k, i] = c.sum() / np.sqrt((c ** 2).sum())
+        if progress is not None:
+            progress(k)
+    return z
