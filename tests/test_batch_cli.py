@@ -6,13 +6,21 @@ from __future__ import annotations
 import csv
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from engines.bandits.cli import main as bandits_main
 from engines.codeprm.cli import main as codeprm_main
-from engines.common.batch import Item, files_in, ray_address, run_batch
+from engines.common.batch import (
+    Item,
+    files_in,
+    interrupt_deferred,
+    ray_address,
+    run_batch,
+    write_atomic,
+)
 from engines.common.errors import InputError
 from engines.watermark.cli import main as watermark_main
 
@@ -75,6 +83,31 @@ def test_unreadable_and_missing_inputs(tmp_path):
         files_in(tmp_path, (".png",))
     rep = run_batch(len, [Item("gone", path=tmp_path / "gone.png")], progress=False)
     assert rep.failed[0].error.startswith("cannot read the file")
+
+
+def test_ctrl_c_stops_the_batch_and_returns_exactly_what_was_finished():
+    seen = []
+
+    def stop_at_c(name: str) -> str:
+        if name == "c":
+            raise KeyboardInterrupt  # what Ctrl-C raises inside an item's work
+        return name.upper()
+
+    rep = run_batch(stop_at_c, [Item(n, n) for n in "abcd"], progress=False,
+                    on_done=lambda item, o: seen.append((item.name, o.index, o.value)))
+    assert rep.interrupted and rep.total == 4
+    assert [(o.name, o.index, o.value) for o in rep.outcomes] == seen == [("a", 0, "A"), ("b", 1, "B")]
+    assert rep.interrupted_line("file", "out/report.csv") == "interrupted after 2 of 4 files; out/report.csv covers those 2"
+
+
+def test_ctrl_c_is_held_while_an_output_is_written(tmp_path):
+    target = tmp_path / "out.bin"
+    with pytest.raises(KeyboardInterrupt), interrupt_deferred():
+        os.kill(os.getpid(), signal.SIGINT)  # arrives mid-write ...
+        write_atomic(target, b"all of it")  # ... and the write still completes
+    assert target.read_bytes() == b"all of it"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]  # the temp file was renamed, not left
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_ray_address_rules(monkeypatch):

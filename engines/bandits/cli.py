@@ -1,7 +1,7 @@
 """Batch command of the dueling-bandit simulator (``python -m engines.bandits sweep ...``).
 
 ``sweep --param P --values v1,v2,... --seeds N [--seeds-per-task B] [--preset NAME] [--T ..]
-[--d ..] [--K ..] [--phi ..] [--delay ..] [--mode ..] [--algorithms A,B] --out DIR [--ray [ADDRESS]]``
+[--d ..] [--K ..] [--phi ..] [--delay ..] [--mode ..] [--algorithms A,B] --out DIR [--overwrite] [--ray [ADDRESS]]``
 
 Runs :func:`engines.bandits.simulate` once per (value, block of B seeds) and writes
 
@@ -11,13 +11,17 @@ Runs :func:`engines.bandits.simulate` once per (value, block of B seeds) and wri
 
 Seed r of the N is ``seed_base + 100 r`` (the simulator's convention), whichever block runs it,
 so ``--ray`` (one task per block) and one process give the same numbers. A block that fails is
-reported and its seeds left out of the means; exit status 1 then, 2 on bad usage, else 0.
+reported and its seeds left out of the means; exit status 1 then, 2 on bad usage, else 0. DIR
+may be new or a folder, not a file; files of an earlier sweep there are replaced only with
+``--overwrite``. Ctrl-C writes the three files for the blocks finished by then, ends with one
+line and exit status 130.
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
+import io
+import math
 import sys
 from pathlib import Path
 
@@ -26,10 +30,26 @@ import numpy as np
 from engines.bandits.config import SimConfig
 from engines.bandits.experiments import PRESETS, SWEEPABLE, preset_config
 from engines.bandits.simulate import simulate
-from engines.common.batch import Item, add_ray_arguments, ray_address, run_batch
+from engines.common.batch import (
+    INTERRUPTED,
+    Item,
+    Report,
+    add_overwrite_argument,
+    add_ray_arguments,
+    check_output_folder,
+    csv_text,
+    interrupt_deferred,
+    make_folder,
+    ray_address,
+    refuse_existing,
+    run_batch,
+    run_command,
+    write_atomic,
+)
 from engines.common.errors import InputError
 
 INT_PARAMS = ("corruption_budget", "delay_budget", "d", "K")
+OUTPUTS = ("sweep_runs.csv", "sweep.csv", "sweep.png")
 
 
 def run_block(spec: tuple[dict, int, int]) -> dict[str, list[float]]:
@@ -47,7 +67,13 @@ def _values(text: str, param: str) -> list[float | int]:
         raise InputError(f"--values {text!r}: give numbers separated by commas, e.g. 0,10,25") from None
     if not 1 <= len(vals) <= 50:
         raise InputError("give between 1 and 50 values")
-    return [int(v) for v in vals] if param in INT_PARAMS else vals
+    if bad := [v for v in vals if not math.isfinite(v)]:
+        raise InputError(f"--values {text!r}: {bad[0]} is not a finite number")
+    if param in INT_PARAMS:
+        if frac := [v for v in vals if not v.is_integer()]:
+            raise InputError(f"--values {text!r}: {param} takes whole numbers, not {frac[0]:g}")
+        return [int(v) for v in vals]
+    return vals
 
 
 def base_config(args: argparse.Namespace) -> SimConfig:
@@ -95,8 +121,41 @@ def _plot(path: Path, param: str, values: list, stats: dict[str, tuple[np.ndarra
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    write_atomic(path, buf.getvalue())
+
+
+def write_outputs(out: Path, param: str, values: list, items: list[Item], rep: Report) -> None:
+    """The three files, from the blocks in ``rep`` (all of them, or those finished before Ctrl-C).
+    With no block to plot, a sweep.png left by an earlier run is removed rather than left to
+    stand beside tables it does not match."""
+    finals: dict[float, dict[str, dict[int, float]]] = {v: {} for v in values}
+    runs: list[list] = [[param, "seed", "algorithm", "final_regret"]]
+    for o in rep.ok:
+        fields, seed0, _ = items[o.index].payload
+        v = fields[param]
+        for alg, regs in o.value.items():
+            for j, r in enumerate(regs):
+                seed = seed0 + 100 * j
+                finals[v].setdefault(alg, {})[seed] = r
+                runs.append([v, seed, alg, f"{r:.6g}"])
+    write_atomic(out / "sweep_runs.csv", csv_text(runs))
+    algs = list(dict.fromkeys(a for v in values for a in finals[v]))
+    stats = {}
+    means: list[list] = [[param, "algorithm", "final_regret_mean", "final_regret_std", "seeds"]]
+    for a in algs:
+        m = np.array([np.mean(list(finals[v].get(a, {}).values()) or [np.nan]) for v in values])
+        s = np.array([np.std(list(finals[v].get(a, {}).values()) or [np.nan]) for v in values])
+        stats[a] = (m, s)
+        for v, mi, si in zip(values, m, s):
+            means.append([v, a, f"{mi:.6g}", f"{si:.6g}", len(finals[v].get(a, {}))])
+    write_atomic(out / "sweep.csv", csv_text(means))
+    if algs:
+        _plot(out / "sweep.png", param, values, stats)
+    else:
+        (out / "sweep.png").unlink(missing_ok=True)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -104,36 +163,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     values = _values(args.values, args.param)
     items = plan(cfg, args.param, values, args.seeds_per_task)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_folder(out)
+    refuse_existing([out / name for name in OUTPUTS], args.overwrite)
+    make_folder(out)
     rep = run_batch(run_block, items, ray=ray_address(args.ray), workers=args.workers, desc="sweep",
                     progress=not args.quiet)
-    finals: dict[float, dict[str, dict[int, float]]] = {v: {} for v in values}
-    with open(out / "sweep_runs.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow([args.param, "seed", "algorithm", "final_regret"])
-        for it, o in zip(items, rep.outcomes):
-            if not o.ok:
-                continue
-            fields, seed0, _ = it.payload
-            v = fields[args.param]
-            for alg, regs in o.value.items():
-                for j, r in enumerate(regs):
-                    seed = seed0 + 100 * j
-                    finals[v].setdefault(alg, {})[seed] = r
-                    w.writerow([v, seed, alg, f"{r:.6g}"])
-    algs = list(dict.fromkeys(a for v in values for a in finals[v]))
-    stats = {}
-    with open(out / "sweep.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow([args.param, "algorithm", "final_regret_mean", "final_regret_std", "seeds"])
-        for a in algs:
-            m = np.array([np.mean(list(finals[v].get(a, {}).values()) or [np.nan]) for v in values])
-            s = np.array([np.std(list(finals[v].get(a, {}).values()) or [np.nan]) for v in values])
-            stats[a] = (m, s)
-            for v, mi, si in zip(values, m, s):
-                w.writerow([v, a, f"{mi:.6g}", f"{si:.6g}", len(finals[v].get(a, {}))])
-    if algs:
-        _plot(out / "sweep.png", args.param, values, stats)
+    with interrupt_deferred():
+        write_outputs(out, args.param, values, items, rep)
+    if rep.interrupted:
+        print(rep.interrupted_line("block", f"{out / 'sweep.csv'} (with sweep_runs.csv, sweep.png)"), file=sys.stderr)
+        return INTERRUPTED
     print(rep.summary("block") + f"\nwrote {out / 'sweep.csv'}, {out / 'sweep_runs.csv'}, {out / 'sweep.png'}",
           file=sys.stderr)
     return 1 if rep.failed else 0
@@ -157,7 +196,8 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--delay", default=None, help="stochastic, geometric, strategic or none")
     sw.add_argument("--mode", default=None, help="faithful or fast")
     sw.add_argument("--algorithms", default=None, help="comma-separated, e.g. RCDP-UCB,RCDB")
-    sw.add_argument("--out", required=True, help="output folder")
+    sw.add_argument("--out", required=True, help="output folder (created if missing)")
+    add_overwrite_argument(sw)
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     add_ray_arguments(sw)
     return ap
@@ -165,8 +205,4 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        return cmd_sweep(args)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(lambda: cmd_sweep(args))

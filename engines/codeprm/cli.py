@@ -2,13 +2,19 @@
 [--backend onnx|torch|lm] [--no-analysers] [--partial] [--ray [ADDRESS]]``.
 
 Scans .py files (folders recursively, hidden ones left out), with a progress bar on stderr,
-prints one verdict line per file and writes SARIF 2.1.0 (to --out, default codeprm.sarif).
+prints one verdict line per file and SARIF 2.1.0. Without ``--out`` (or with ``--out -``) the
+SARIF goes to stdout, as bandit's and semgrep's reports do, and the verdict lines to stderr, so
+stdout is one JSON document; with ``--out FILE`` the SARIF goes to FILE (kept up to date while
+the scan runs) and the verdict lines to stdout. ``--out`` and ``--json`` are refused when they
+name one of the inputs or a folder that does not exist; an existing report there is replaced.
 Files are read as text, never imported or executed. One Ray task per file under ``--ray`` (see
 ``engines.common.batch``); the model is loaded once per worker process. A file that cannot be
-scanned (not Python, too large, unreadable) is reported in the summary and skipped.
+scanned (not Python, too large, unreadable, a broken symbolic link) is reported in the summary
+and skipped.
 
 Exit status: 0 every file scanned and safe, 1 at least one file called vulnerable, 2 bad usage,
-3 at least one file could not be scanned.
+3 at least one file could not be scanned, 130 interrupted (Ctrl-C: the SARIF and --json cover
+the files scanned by then, then one line).
 """
 from __future__ import annotations
 
@@ -16,15 +22,25 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from engines.common.batch import (
+    INTERRUPTED,
     Item,
+    LiveReport,
+    Outcome,
     add_ray_arguments,
+    check_output_file,
     files_in,
+    interrupt_deferred,
     ray_address,
+    refuse_input_as_output,
     run_batch,
+    run_command,
+    write_atomic,
 )
 from engines.common.errors import InputError
 
@@ -50,12 +66,78 @@ def _items(paths: list[str]) -> list[Item]:
     return [Item(f.as_posix(), path=f) for f in files]
 
 
-def main(argv: list[str] | None = None) -> int:
+def _output_files(args: argparse.Namespace, inputs: list[Path]) -> dict[str, Path]:
+    """The files the scan will write ({flag: path}; stdout is not one), checked before any work:
+    never an input, never a missing folder, never the same file twice."""
+    outs = {flag: Path(v) for flag, v in (("--out", args.out), ("--json", args.json_out)) if v not in (None, "-")}
+    for flag, path in outs.items():
+        refuse_input_as_output(path, inputs, flag)
+        check_output_file(path, flag)
+    if len(outs) == 2 and os.path.realpath(outs["--out"]) == os.path.realpath(outs["--json"]):
+        raise InputError("--out and --json name the same file; give two different files")
+    return outs
+
+
+def _verdict_line(name: str, r) -> str:
+    note = f"  [{r.syntax_error}]" if r.syntax_error else ""
+    return (f"{name}: {r.verdict} (risk {r.risk:.3f}, threshold {r.threshold:.3f}, "
+            f"{len(r.findings)} findings){note}")
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    """Scan, write the SARIF (and --json) of what was scanned, and give the exit status."""
+    from engines.codeprm.sarif import to_sarif
+
+    items = _items(args.paths)
+    outs = _output_files(args, [it.path for it in items])
+    scans: dict[int, object] = {}  # item index -> ScanResult, so outputs are in input order under Ray too
+
+    def sarif() -> str:
+        return json.dumps(to_sarif([scans[i] for i in sorted(scans)]), indent=2)
+
+    live = LiveReport(outs["--out"], sarif) if "--out" in outs else None
+    if live:
+        live.write()
+
+    def done(item: Item, o: Outcome) -> None:
+        if o.ok:
+            scans[o.index] = dataclasses.replace(o.value, path=o.name)  # the scan ran on bytes; label it with its file
+            if live:
+                live.update()
+
+    rep = run_batch(scan_one, items, (args.backend, not args.no_analysers, args.partial),
+                    ray=ray_address(args.ray), workers=args.workers, desc="scan", progress=not args.quiet,
+                    on_done=done)
+    lines: TextIO = sys.stdout if live else sys.stderr  # with the SARIF on stdout, stdout holds only the SARIF
+    with interrupt_deferred():
+        for o in rep.outcomes:
+            if o.ok:
+                print(_verdict_line(o.name, scans[o.index]), file=lines)
+        if live:
+            live.write()
+        else:
+            print(sarif(), flush=True)
+        if "--json" in outs:
+            write_atomic(outs["--json"], json.dumps([scans[i].to_dict() for i in sorted(scans)], indent=2))
+    where = f"SARIF 2.1.0 written to {live.path}" if live else "SARIF 2.1.0 on stdout"
+    if rep.interrupted:
+        what = "the SARIF" + (f" in {live.path}" if live else " on stdout")
+        what += f" and {outs['--json']}" if "--json" in outs else ""
+        print(rep.interrupted_line("file", what), file=sys.stderr)
+        return INTERRUPTED
+    print(f"{rep.summary('file')}\n{where}", file=sys.stderr)
+    if rep.failed:
+        return 3
+    return 1 if any(s.verdict == "vulnerable" for s in scans.values()) else 0
+
+
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m engines.codeprm", description="Step-level security scan of Python code.")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    sc = sub.add_parser("scan", help="scan files or folders and write SARIF")
+    sc = sub.add_parser("scan", help="scan files or folders and print or write SARIF")
     sc.add_argument("paths", nargs="+")
-    sc.add_argument("--out", default="codeprm.sarif", help="SARIF output path ('-' for stdout)")
+    sc.add_argument("--out", default=None,
+                    help="write the SARIF to this file (replaced if it exists; default, or '-': stdout)")
     sc.add_argument("--json", dest="json_out", default=None, help="also write the scans as JSON here")
     sc.add_argument("--backend", choices=["onnx", "torch", "lm"], default="onnx",
                     help="onnx/torch: the fast path (distilled CNN); lm: SmolLM2 + step head (CUDA when present)")
@@ -63,34 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--partial", action="store_true", help="treat inputs as prefixes of unfinished code")
     sc.add_argument("--quiet", action="store_true", help="no progress bar")
     add_ray_arguments(sc)
-    args = ap.parse_args(argv)
+    return ap
 
-    from engines.codeprm.sarif import to_sarif
 
-    try:
-        items = _items(args.paths)
-        rep = run_batch(scan_one, items, (args.backend, not args.no_analysers, args.partial),
-                        ray=ray_address(args.ray), workers=args.workers, desc="scan", progress=not args.quiet)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    scans = []
-    for o in rep.outcomes:
-        if not o.ok:
-            continue
-        r = dataclasses.replace(o.value, path=o.name)  # the scan ran on bytes; label it with its file
-        scans.append(r)
-        note = f"  [{r.syntax_error}]" if r.syntax_error else ""
-        print(f"{o.name}: {r.verdict} (risk {r.risk:.3f}, threshold {r.threshold:.3f}, "
-              f"{len(r.findings)} findings){note}")
-    sarif = json.dumps(to_sarif(scans), indent=2)
-    if args.out == "-":
-        print(sarif)
-    else:
-        Path(args.out).write_text(sarif)
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps([s.to_dict() for s in scans], indent=2))
-    print(rep.summary("file") + ("" if args.out == "-" else f"\nSARIF 2.1.0 written to {args.out}"), file=sys.stderr)
-    if rep.failed:
-        return 3
-    return 1 if any(s.verdict == "vulnerable" for s in scans) else 0
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return run_command(lambda: cmd_scan(args))

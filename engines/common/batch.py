@@ -14,6 +14,15 @@ module-level function ``work(payload, *args)``. Each item is one call (one Ray t
 Results come back in item order whatever order the tasks finish in, and the same ``work`` runs
 in both modes, so a Ray run and a one-process run give the same outputs.
 
+Outputs and Ctrl-C: ``on_done`` runs in the driver as each item finishes (so a command writes
+that item's output at once), with Ctrl-C held off while it runs, so an item's output and its
+report entry are written together or not at all. Ctrl-C (SIGINT) ends the batch early and
+:func:`run_batch` returns what was finished (``Report.interrupted``); the command then writes
+its report of exactly those items and ends with one line and :data:`INTERRUPTED` (130). Files are
+written through a temp file and an atomic rename (:func:`write_atomic`), outputs never land in a
+folder that holds an input (:func:`refuse_inputs_inside`, :func:`refuse_input_as_output`) and
+never replace a file unless the user says so (:func:`refuse_existing`).
+
 Ray: ``address=None`` runs in this process; ``"local"`` starts a Ray instance inside the command
 (``num_cpus`` workers, no dashboard) and stops it at the end; anything else (``"auto"``,
 ``"ray://host:10001"``, ``"host:6379"``) joins that cluster. The payload travels with the task,
@@ -22,11 +31,17 @@ running in the process (a test's, a notebook's) is reused and left running.
 """
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import os
+import signal
 import socket
 import sys
+import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +50,10 @@ from engines.common.errors import InputError
 
 #: ``--ray`` given without an address (and no RAY_ADDRESS): start Ray inside the command.
 LOCAL = "local"
+
+#: Exit status of bad usage (argparse's own), and of a run ended by Ctrl-C (128 + SIGINT, as shells report it).
+USAGE = 2
+INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -52,6 +71,8 @@ class Item:
     def load(self) -> Any:
         if self.path is None:
             return self.payload
+        if (gone := _dangling(self.path)) is not None:
+            return _Unreadable(gone)
         try:
             size = self.path.stat().st_size
             if size > MAX_FILE_BYTES:
@@ -70,17 +91,27 @@ class _Unreadable:
     reason: str
 
 
+def _dangling(path: Path) -> str | None:
+    """Why ``path`` cannot be read when it is a symbolic link whose target is gone, else None."""
+    if path.is_symlink() and not path.exists():
+        return f"broken symbolic link: its target {os.readlink(path)} does not exist"
+    return None
+
+
 def files_in(path: Path, suffixes: Sequence[str], recursive: bool = False) -> list[Path]:
     """The files under ``path`` (or ``path`` itself) whose suffix is in ``suffixes`` (lower
-    case), sorted; hidden files and folders are left out. Raises InputError when ``path`` does
-    not exist or holds no such file."""
+    case), sorted; hidden files and folders are left out. A symbolic link whose target is gone is
+    listed too, so that it is reported as failed with its reason rather than skipped without a
+    word. Raises InputError when ``path`` does not exist or holds no such file."""
     path = Path(path)
     if path.is_file():
         return [path]
+    if (gone := _dangling(path)) is not None:
+        raise InputError(f"{path}: {gone}")
     if not path.is_dir():
         raise InputError(f"no such file or folder: {path}")
     it = path.rglob("*") if recursive else path.iterdir()
-    found = sorted(f for f in it if f.is_file() and f.suffix.lower() in suffixes
+    found = sorted(f for f in it if (f.is_file() or _dangling(f) is not None) and f.suffix.lower() in suffixes
                    and not any(part.startswith(".") for part in f.relative_to(path).parts))
     if not found:
         raise InputError(f"{path} holds no {'/'.join(suffixes)} files")
@@ -90,7 +121,8 @@ def files_in(path: Path, suffixes: Sequence[str], recursive: bool = False) -> li
 @dataclass
 class Outcome:
     """What became of one item: ``value`` when ``ok``, else ``error`` (one line) and ``kind``
-    ("input" for bad input, "crash" for anything else, after the retry)."""
+    ("input" for bad input, "crash" for anything else, after the retry). ``index`` is the item's
+    place in the batch (an interrupted batch returns only the finished items)."""
 
     name: str
     ok: bool
@@ -98,17 +130,21 @@ class Outcome:
     error: str = ""
     kind: str = ""
     attempts: int = 1
+    index: int = -1
 
 
 @dataclass
 class Report:
-    """Every item's :class:`Outcome` in item order, and how the batch ran."""
+    """Every finished item's :class:`Outcome` in item order, and how the batch ran. After Ctrl-C
+    ``interrupted`` is set and ``outcomes`` holds only the items finished by then (of ``total``)."""
 
     outcomes: list[Outcome]
     seconds: float
     runner: str
     workers: int
     notes: list[str] = field(default_factory=list)
+    total: int = 0
+    interrupted: bool = False
 
     @property
     def ok(self) -> list[Outcome]:
@@ -129,6 +165,13 @@ class Report:
         lines += [f"  FAILED {o.name}: {o.error}" for o in bad]
         lines += [f"  note: {s}" for s in self.notes]
         return "\n".join(lines)
+
+    def interrupted_line(self, noun: str, what: str) -> str:
+        """The one line an interrupted command ends with, e.g. ``interrupted after 4 of 6 files;
+        OUT/report.csv covers those 4`` (``what`` names the report)."""
+        n = len(self.outcomes)
+        those = "none of them" if n == 0 else "that one" if n == 1 else f"those {n}"
+        return f"interrupted after {n} of {self.total} {noun}{'s' if self.total != 1 else ''}; {what} covers {those}"
 
 
 def ray_address(flag: str | None) -> str | None:
@@ -178,20 +221,43 @@ def _progress(total: int, desc: str, show: bool):
     return tqdm(total=total, desc=desc, unit="item", file=sys.stderr, disable=not show, dynamic_ncols=True)
 
 
-def _local(work: Callable, items: Sequence[Item], args: tuple, bar) -> list[Outcome]:
-    out = []
-    for it in items:
+@contextlib.contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block runs, then deliver it as the process would have
+    (KeyboardInterrupt under Python's default handler): a file being written is never left
+    half-done, and an item's output and its report entry go together. A process that ignores
+    SIGINT keeps ignoring it; outside the main thread (where Python cannot set signal handlers)
+    this does nothing."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is signal.SIG_IGN:
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if caught:
+        signal.raise_signal(signal.SIGINT)
+
+
+#: ``finish(index, outcome)``: records one finished item (see :func:`run_batch`).
+Finish = Callable[[int, Outcome], None]
+
+
+def _local(work: Callable, items: Sequence[Item], args: tuple, finish: Finish) -> None:
+    for i, it in enumerate(items):
         for attempt in (1, 2):
             try:
                 ok, val = _call(work, it.load(), *args)
-                out.append(Outcome(it.name, True, val, attempts=attempt) if ok else
+                outcome = (Outcome(it.name, True, val, attempts=attempt) if ok else
                            Outcome(it.name, False, error=val, kind="input", attempts=attempt))
                 break
             except Exception as exc:  # noqa: BLE001 - reported per item, after one retry
                 if attempt == 2:
-                    out.append(Outcome(it.name, False, error=_one_line(exc), kind="crash", attempts=2))
-        bar.update(1)
-    return out
+                    outcome = Outcome(it.name, False, error=_one_line(exc), kind="crash", attempts=2)
+        finish(i, outcome)
 
 
 def _reachable(address: str, timeout: float = 5.0) -> None:
@@ -233,51 +299,60 @@ def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
     return ray, True
 
 
-def _ray(work: Callable, items: Sequence[Item], args: tuple, bar, address: str,
-         workers: int | None, notes: list[str]) -> tuple[list[Outcome], int]:
+def _ray(work: Callable, items: Sequence[Item], args: tuple, finish: Finish, address: str,
+         workers: int | None, notes: list[str]) -> int:
     t0 = time.perf_counter()
     ray, started = _ray_start(address, workers)
     if started:
         notes.append(f"Ray start-up {time.perf_counter() - t0:.1f} s (included above)")
+    pending: list[Any] = []
     try:
         task = ray.remote(num_cpus=1, max_retries=1, retry_exceptions=True)(_call)
         shared = [ray.put(a) for a in args]  # stored once; Ray resolves top-level refs in the task
         n = int(ray.cluster_resources().get("CPU", 1))
         window = max(2, 4 * n)  # tasks in flight: keeps every worker busy, bounds driver memory
-        out: list[Outcome | None] = [None] * len(items)
         index: dict[Any, int] = {}
-        pending: list[Any] = []
         nxt = 0
         while nxt < len(items) or pending:
             while nxt < len(items) and len(pending) < window:
                 ref = task.remote(work, items[nxt].load(), *shared)
                 index[ref], nxt = nxt, nxt + 1
                 pending.append(ref)
-            done, pending = ray.wait(pending, num_returns=1)
-            for r in done:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for r in ready:
                 i = index.pop(r)
                 name = items[i].name
                 try:
                     ok, val = ray.get(r)
-                    out[i] = (Outcome(name, True, val) if ok else
-                              Outcome(name, False, error=val, kind="input"))
+                    outcome = (Outcome(name, True, val) if ok else
+                               Outcome(name, False, error=val, kind="input"))
                 except Exception as exc:  # noqa: BLE001 - RayTaskError after the retry, lost worker, ...
                     cause = getattr(exc, "cause", None) or exc
-                    out[i] = Outcome(name, False, error=_one_line(cause), kind="crash", attempts=2)
-                bar.update(1)
-        return out, n
+                    outcome = Outcome(name, False, error=_one_line(cause), kind="crash", attempts=2)
+                finish(i, outcome)
+        return n
+    except KeyboardInterrupt:
+        for ref in pending:  # a joined cluster would otherwise go on running them
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+        raise
     finally:
         if started:
             ray.shutdown()
 
 
 def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: str | None = None,
-              workers: int | None = None, desc: str = "items", progress: bool = True) -> Report:
+              workers: int | None = None, desc: str = "items", progress: bool = True,
+              on_done: Callable[[Item, Outcome], None] | None = None) -> Report:
     """Run ``work(item.payload, *args)`` for every item; see the module docstring for the rules.
 
     ``work`` must be a module-level function (Ray ships it by reference); ``args`` are shared by
     every item (sent to the object store once under Ray). ``ray`` is a :func:`ray_address`
-    result. ``progress`` draws a tqdm bar on stderr.
+    result. ``progress`` draws a tqdm bar on stderr. ``on_done(item, outcome)`` runs in this
+    process as each item finishes (in finishing order under Ray), with Ctrl-C held off, so the
+    caller can write that item's output at once; it may mark the outcome failed (an output that
+    could not be written). Ctrl-C stops the batch: the report then holds the finished items only
+    and ``interrupted`` is set; it is not raised.
 
     >>> def double(x): return 2 * x
     >>> r = run_batch(double, [Item("a", 1), Item("b", 2)], progress=False)
@@ -288,10 +363,165 @@ def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: s
         raise InputError(f"--workers {workers}: give at least 1")
     t0 = time.perf_counter()
     notes: list[str] = []
+    done: dict[int, Outcome] = {}
+    runner = "one process" if ray is None else "Ray local" if ray == LOCAL else f"Ray at {ray}"
+    n, interrupted = 1 if ray is None else workers or 1, False
     with _progress(len(items), desc, progress) as bar:
-        if ray is None:
-            outcomes, runner, n = _local(work, items, args, bar), "one process", 1
-        else:
-            outcomes, n = _ray(work, items, args, bar, ray, workers, notes)
-            runner = "Ray local" if ray == LOCAL else f"Ray at {ray}"
-    return Report(outcomes, time.perf_counter() - t0, runner, n, notes)
+
+        def finish(i: int, outcome: Outcome) -> None:
+            outcome.index = i
+            with interrupt_deferred():
+                if on_done is not None:
+                    on_done(items[i], outcome)
+                done[i] = outcome
+            bar.update(1)
+
+        try:
+            if ray is None:
+                _local(work, items, args, finish)
+            else:
+                n = _ray(work, items, args, finish, ray, workers, notes)
+        except KeyboardInterrupt:
+            interrupted = True
+    return Report([done[i] for i in sorted(done)], time.perf_counter() - t0, runner, n, notes,
+                  total=len(items), interrupted=interrupted)
+
+
+# ---------------------------------------------------------------------------------- outputs
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write ``path`` (text as UTF-8) through a hidden temp file in the same folder and an atomic
+    rename: a crash or Ctrl-C never leaves a half-written file, and a previous version is
+    replaced in one step. A symbolic link at ``path`` is replaced, never written through."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp's 0600 -> what open() would have given
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """Rows as CSV text (``csv`` module defaults), e.g. for :func:`write_atomic`."""
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    return buf.getvalue()
+
+
+class LiveReport:
+    """A report file that never claims more than was done while a batch runs: ``render()`` (of
+    the items finished so far) is written through :func:`write_atomic` by :meth:`write` (call it
+    before the batch, so a previous report there is replaced at once, and after it, interrupted
+    or not) and by :meth:`update` (call it as items finish; at most every ``every`` seconds, so a
+    long batch does not rewrite its report once per item)."""
+
+    def __init__(self, path: Path, render: Callable[[], bytes | str], every: float = 1.0) -> None:
+        self.path, self.render, self.every = Path(path), render, every
+        self._last = float("-inf")
+
+    def write(self) -> None:
+        write_atomic(self.path, self.render())
+        self._last = time.monotonic()
+
+    def update(self) -> None:
+        if time.monotonic() - self._last >= self.every:
+            self.write()
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def refuse_inputs_inside(out_dir: Path, inputs: Iterable[Path]) -> None:
+    """InputError when the output folder is an input's folder or holds an input at any depth (by
+    its name or, for a link, by its target), so a batch never writes over its originals."""
+    out = _real(out_dir)
+    for f in inputs:
+        for folder in (_real(f.parent), _real(f).parent):
+            if _within(folder, out):
+                where = "is the input folder" if folder == out else f"holds the input {f}"
+                raise InputError(f"output folder {out_dir} {where}; choose an output folder that holds no input")
+
+
+def refuse_input_as_output(out: Path, inputs: Iterable[Path], flag: str = "--out") -> None:
+    """InputError when the output file ``out`` is one of the inputs (under any name: path, link
+    or hard link), so writing it never replaces a file being read."""
+    real = _real(out)
+    for f in inputs:
+        if _real(f) == real or (out.exists() and f.exists() and os.path.samefile(out, f)):
+            raise InputError(f"{flag} {out} is one of the inputs; writing there would replace it")
+
+
+def check_output_file(path: Path, flag: str = "--out") -> None:
+    """InputError unless ``path`` can take an output file: not a folder, in a folder that exists
+    and can be written (checked before the batch, not found out at its end)."""
+    if path.is_dir():
+        raise InputError(f"{flag} {path} is a folder; give a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise InputError(f"{flag} {path}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {path}: cannot write in {folder}")
+
+
+def refuse_existing(paths: Sequence[Path], overwrite: bool) -> None:
+    """InputError naming the first of ``paths`` that exists (a dangling link counts), unless
+    ``overwrite`` (the command's ``--overwrite``): outputs never replace a file unasked."""
+    if overwrite:
+        return
+    there = [p for p in paths if p.exists() or p.is_symlink()]
+    if there:
+        more = f" (and {len(there) - 1} more of the outputs)" if len(there) > 1 else ""
+        raise InputError(f"{there[0]} already exists{more}; give --overwrite to replace, or choose another output folder")
+
+
+def check_output_folder(path: Path) -> None:
+    """InputError when the output folder given is an existing file (or other non-folder)."""
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{path} is a file, not a folder; give a folder for the outputs")
+
+
+def make_folder(path: Path) -> None:
+    """Create the output folder (and its parents); InputError when it is a file or cannot be made."""
+    check_output_folder(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder {path} ({exc.strerror or type(exc).__name__})") from None
+
+
+def add_overwrite_argument(parser) -> None:
+    """``--overwrite`` on an argparse (sub)parser: let outputs replace files already there."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace output files that already exist (default: refuse)")
+
+
+def run_command(command: Callable[[], int], usage: tuple[type[BaseException], ...] = (InputError,)) -> int:
+    """Run one command's body and end it the same way in every CLI, never with a traceback:
+    bad usage (``usage`` exceptions) and an output that cannot be written (OSError) print one
+    ``error:`` line and give :data:`USAGE`; Ctrl-C outside the batch (listing the inputs,
+    loading) prints one line and gives :data:`INTERRUPTED`. Ctrl-C during the batch is handled by
+    :func:`run_batch` and the command."""
+    try:
+        return command()
+    except usage as exc:
+        print(f"error: {exc}", file=sys.stderr)
+    except OSError as exc:
+        what = f"{exc.strerror or type(exc).__name__}: {exc.filename}" if exc.filename else _one_line(exc)
+        print(f"error: cannot write the output ({what})", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+    return USAGE

@@ -1,21 +1,26 @@
 """Batch commands of the panorama watermark (``python -m engines.watermark``).
 
-``embed IN_DIR OUT_DIR --key K --message TEXT [--bits N] [--fit refuse|pad|resize] [--ray [ADDRESS]]``
-    writes ``OUT_DIR/<name>.png`` for every panorama in IN_DIR and ``OUT_DIR/report.csv``
-    (file, psnr and ws_psnr in dB, ssim, bits, min_margin, seconds, error; one row per input file).
+``embed IN_DIR OUT_DIR --key K --message TEXT [--bits N] [--fit refuse|pad|resize] [--overwrite] [--ray [ADDRESS]]``
+    writes a PNG into OUT_DIR for every panorama in IN_DIR (``p0.png`` -> ``p0.png``, any other
+    format keeps its extension: ``p0.jpg`` -> ``p0.jpg.png``, so p0.jpg and p0.png never share an
+    output) and ``OUT_DIR/report.csv`` (file, output, psnr and ws_psnr in dB, ssim, bits,
+    min_margin, seconds, error; one row per input file). OUT_DIR may not be IN_DIR or hold any
+    input, and existing files there are replaced only with ``--overwrite``. Each image is written
+    as it is done; the report is kept up to date while the batch runs.
 ``verify DIR --key K [--bits N] [--ray [ADDRESS]] [--json]``
     one line per image; with ``--json`` one JSON object per line (file, detected, message,
     p_value, z, threshold, bits_hex, seconds; ``error`` for a file that could not be read).
 
 Both read PNG/JPEG/WebP/BMP/TIFF files (not recursively), draw a progress bar on stderr and end
-with a summary; a bad file is reported there and skipped. Exit status: 0 every file was
-processed, 1 at least one file failed, 2 bad usage. Verification failing to detect a watermark
-is a result, not a failure. One Ray task per file under ``--ray`` (see ``engines.common.batch``).
+with a summary; a bad file (a broken symbolic link included) is reported there and skipped.
+Exit status: 0 every file was processed, 1 at least one file failed, 2 bad usage, 130
+interrupted (Ctrl-C: what was done is written and reported, then one line). Verification
+failing to detect a watermark is a result, not a failure. One Ray task per file under ``--ray``
+(see ``engines.common.batch``).
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import sys
@@ -24,12 +29,24 @@ from pathlib import Path
 import numpy as np
 
 from engines.common.batch import (
+    INTERRUPTED,
     Item,
+    LiveReport,
+    Outcome,
     Report,
+    add_overwrite_argument,
     add_ray_arguments,
+    check_output_folder,
+    csv_text,
     files_in,
+    interrupt_deferred,
+    make_folder,
     ray_address,
+    refuse_existing,
+    refuse_inputs_inside,
     run_batch,
+    run_command,
+    write_atomic,
 )
 from engines.common.errors import InputError
 from engines.watermark.core import WatermarkConfig, embed, verify
@@ -38,6 +55,8 @@ from engines.watermark.payload import as_bits
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 FITS = ("refuse", "pad", "resize")
+REPORT = "report.csv"
+REPORT_COLUMNS = ["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "error"]
 
 
 def _image(data: bytes, fit: str) -> tuple[np.ndarray, list[str]]:
@@ -70,34 +89,61 @@ def _items(directory: str) -> list[Item]:
     return [Item(f.name, path=f) for f in files_in(Path(directory), SUFFIXES)]
 
 
-def _out_name(name: str, taken: set[str]) -> str:
-    """``<stem>.png``; a second input with the same stem (a.jpg next to a.png) gets ``<name>.png``."""
-    out = Path(name).stem + ".png"
-    return name + ".png" if out in taken else out
+def _out_name(name: str) -> str:
+    """The output of one input: a PNG keeps its name, any other file gets ``.png`` added
+    (``p0.jpg`` -> ``p0.jpg.png``), so inputs that share a stem never share an output and a
+    name never depends on which other files are there or how they fared."""
+    return name if name.lower().endswith(".png") else name + ".png"
+
+
+def _out_names(items: list[Item]) -> dict[str, str]:
+    """Input name -> output name; InputError when two inputs would still meet (``p0.jpg`` next
+    to ``p0.jpg.png``, or names that differ only in case: one file on macOS and Windows)."""
+    names = {it.name: _out_name(it.name) for it in items}
+    seen: dict[str, str] = {}
+    for src, out in names.items():
+        if out.lower() in seen:
+            raise InputError(f"{seen[out.lower()]} and {src} would both be written to {out}; rename one of them")
+        seen[out.lower()] = src
+    return names
+
+
+def _save(out_dir: Path, output: str, o: Outcome) -> list:
+    """Write one finished image (atomically) and give its report row; an image that cannot be
+    written turns its outcome into a failure, so the row and the summary say so."""
+    if o.ok:
+        try:
+            write_atomic(out_dir / output, o.value["png"])
+        except OSError as exc:
+            o.ok, o.kind, o.error = False, "output", f"cannot write {output} ({exc.strerror or type(exc).__name__})"
+    if not o.ok:
+        return [o.name, "", "", "", "", "", "", "", o.error]
+    v = o.value
+    return [o.name, output, f"{v['psnr']:.3f}", f"{v['ws_psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"],
+            f"{v['min_margin']:.4f}", f"{v['seconds']:.2f}", "; ".join(v["notes"])]
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
     items = _items(args.in_dir)
     out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    names = _out_names(items)
+    refuse_inputs_inside(out_dir, [it.path for it in items])
+    check_output_folder(out_dir)
+    refuse_existing([out_dir / n for n in names.values()] + [out_dir / REPORT], args.overwrite)
+    make_folder(out_dir)
+    rows: dict[int, list] = {}  # item index -> row, so the report is in input order under Ray too
+    report = LiveReport(out_dir / REPORT, lambda: csv_text([REPORT_COLUMNS] + [rows[i] for i in sorted(rows)]))
+    report.write()
+
+    def done(item: Item, o: Outcome) -> None:
+        rows[o.index] = _save(out_dir, names[item.name], o)
+        report.update()
+
     rep = run_batch(embed_one, items, (args.message, args.key, args.bits, args.fit), ray=ray_address(args.ray),
-                    workers=args.workers, desc="embed", progress=not args.quiet)
-    taken: set[str] = set()
-    with open(out_dir / "report.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "error"])
-        for o in rep.outcomes:
-            if not o.ok:
-                w.writerow([o.name, "", "", "", "", "", "", "", o.error])
-                continue
-            name = _out_name(o.name, taken)
-            taken.add(name)
-            (out_dir / name).write_bytes(o.value["png"])
-            v = o.value
-            w.writerow([o.name, name, f"{v['psnr']:.3f}", f"{v['ws_psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"],
-                        f"{v['min_margin']:.4f}",
-                        f"{v['seconds']:.2f}", "; ".join(v["notes"])])
-    return _finish(rep, f"report: {out_dir / 'report.csv'}")
+                    workers=args.workers, desc="embed", progress=not args.quiet, on_done=done)
+    with interrupt_deferred():
+        report.write()
+    return _finish(rep, f"report: {report.path}", covered=str(report.path))
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -116,10 +162,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
                    f", raw bits {v['bits_hex']} (hex)" if v["detected"] else "")
             print(f"{o.name}: {state} (z {v['z']:.2f}, threshold {v['threshold']:.2f}, "
                   f"p <= {v['p_value']:.2g}){msg}")
-    return _finish(rep, "")
+    return _finish(rep, "", covered="the output above")
 
 
-def _finish(rep: Report, extra: str) -> int:
+def _finish(rep: Report, extra: str, covered: str) -> int:
+    """The closing lines and the exit status; an interrupted run ends with one line saying what
+    ``covered`` (its report) holds."""
+    if rep.interrupted:
+        print(rep.interrupted_line("file", covered), file=sys.stderr)
+        return INTERRUPTED
     print(rep.summary("file") + (f"\n{extra}" if extra else ""), file=sys.stderr)
     return 1 if rep.failed else 0
 
@@ -134,6 +185,7 @@ def parser() -> argparse.ArgumentParser:
     em.add_argument("--message", required=True, help="text to embed (64 bits hold 6 bytes; see --bits)")
     em.add_argument("--fit", choices=FITS, default="refuse",
                     help="what to do with an image that is not 2:1 (refuse = report and skip it)")
+    add_overwrite_argument(em)
     ve = sub.add_parser("verify", help="verify every image of DIR under a key (no originals needed)")
     ve.add_argument("dir")
     ve.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
@@ -145,15 +197,15 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _command(args: argparse.Namespace) -> int:
+    WatermarkConfig(bits=args.bits)
+    if not args.key:
+        raise InputError("--key is empty")
+    if args.cmd == "embed":
+        as_bits(args.message, args.bits)  # a message too long for --bits fails here, not once per file
+    return cmd_embed(args) if args.cmd == "embed" else cmd_verify(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        WatermarkConfig(bits=args.bits)
-        if not args.key:
-            raise InputError("--key is empty")
-        if args.cmd == "embed":
-            as_bits(args.message, args.bits)  # a message too long for --bits fails here, not once per file
-        return cmd_embed(args) if args.cmd == "embed" else cmd_verify(args)
-    except (InputError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(lambda: _command(args), usage=(InputError, ValueError))
