@@ -27,7 +27,7 @@ from engines.common import InputError, gpu
 CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
-_FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source"]
+_FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source", "step flagged by"]
 # Step playback sends whole frames of HTML: at most this many, and at most this many bytes in all
 # (a 2,000-line scan sent 48.6 MB one frame per step); long scans step through evenly spaced steps.
 PLAY_FRAMES = 40
@@ -102,7 +102,8 @@ def _verdict_md(scan: dict) -> str:
         d = [scan["steps"][i] for i in scan["drivers"]]
         parts.append("**Steps that drove the verdict:** " + "; ".join(
             f"step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}, risk {s['risk']:.2f}"
-            + (f", {s['findings'][0]['cwe']}" if s["findings"] else "") + ")" for s in d))
+            + (f", {s['findings'][0]['cwe']}" if s["findings"] and s["findings"][0]["cwe"] else "")
+            + (f", flagged by {s['driver']}" if s.get("driver") else "") + ")" for s in d))
     return "\n\n".join(parts)
 
 
@@ -110,8 +111,9 @@ def _findings_rows(scan: dict) -> list[list]:
     rows = []
     for s in scan["steps"]:
         for f in s["findings"]:
+            how = f["source"] + ("" if f["source"] == "model" or f.get("confident", True) else " (low confidence)")
             rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["score"], 3),
-                         f["cwe"], f["message"], f["source"]])
+                         f["cwe"] or "-", f["message"], how, s.get("driver") or "not flagged"])
     return rows
 
 
@@ -120,7 +122,9 @@ def _step_md(scan: dict, k: int) -> str:
     lines = [(f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
               f"security score **{s['score']:.3f}** (risk {s['risk']:.3f})")]
     for f in s["findings"]:
-        lines.append(f"- `{f['cwe']}` line {f['line']}: {f['message']} ({f['source']})")
+        lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f['message']} ({f['source']})")
+    if s.get("driver"):
+        lines.append(f"- this step is flagged by: **{s['driver']}**")
     if not s["findings"]:
         lines.append("- no findings on this step")
     return "\n".join(lines)

@@ -1,17 +1,18 @@
-"""Train the step scorer on the synthetic template corpus (a regression baseline), export torch + ONNX.
+"""Train the shipped step model on the paper's two label sources, then fix its place in the fusion on dev.
 
-    nice -n 10 .venv/bin/python scripts/codeprm_train.py --out data/codeprm/synthetic_model   # step-supervised
-    nice -n 10 .venv/bin/python scripts/codeprm_train.py --supervision file --out evals/codeprm/baseline
+    nice -n 10 .venv/bin/python scripts/codeprm_train.py   # -> assets/codeprm/{model.safetensors,model.onnx,vocab.json,config.json,calibration.json}
 
-The shipped fast path is not this model: it is distilled from the LM-backed scorer trained on
-real fix pairs (scripts/codeprm_train_lm.py, then scripts/codeprm_distill.py).
-
-Reads data/codeprm/{train,val}.jsonl (evals/codeprm/dataset.py). Seed 0, 1 thread (2 threads on a shared 2-core box ran 6x slower).
-``--supervision step`` (the PRM): BCE on every step's label (a step is insecure when a labelled
-line falls in it). ``--supervision file`` (the program-level baseline): the same encoder sees the
-whole file as one step and learns only the file label. The threshold is the one that maximises
-balanced accuracy of the file verdict on the validation split (evals/codeprm/calibration.py, run
-at the end, for the model alone and fused with the analysers); the test split is never read.
+Label sources (train split only):
+(a) analyser step labels on real code: functions of the train packages (``evals.codeprm.corpus``)
+    and of the train fix-pair repositories' other code, in full and as prefixes cut
+    mid-function; a step is risky when it holds a confident bandit or CodeShield finding;
+(b) the train fix pairs' diff labels: the vulnerable version's steps that the fix changed are
+    risky, the fixed version's steps safe (``evals.codeprm.step_labels``).
+The epoch is picked on dev (prefix line AUROC + dev fix-pair ranking). Then, on dev alone:
+the model-alone threshold flags at most 5 % of clean functions (dev packages + dev fixed
+versions); the fused scanner's model weight and threshold are the ones with the most dev verdict
+pairs among those that flag at most 5 % of clean functions and do not fall below the best
+single analyser on any dev family. Seed 0, CPU.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import argparse
 import json
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,192 +29,204 @@ import torch
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.engine import aggregate
 from engines.codeprm.model import StepScorer, export_onnx, featurize
-from engines.codeprm.steps import Span
+from engines.codeprm.steps import split_steps
 from engines.codeprm.tokens import Lexer, build_vocab
-from evals.codeprm.calibration import calibrate as calibrate_assets
+from evals.codeprm import families as F
+from evals.codeprm.pairs import load_pairs
+from evals.codeprm.step_labels import pair_lines
 
 SEED = 0
+BUDGET = 0.05
 
 
-def load(path: Path) -> list[dict]:
-    return [json.loads(line) for line in open(path)]
+def step_labels(text: str, lines: set[int], cfg: PRMConfig) -> np.ndarray:
+    spans = split_steps(text, cfg.max_step_lines)
+    return np.array([float(any(s.start <= ln <= s.end for ln in lines)) for s in spans], np.float32)
 
 
-def prepare(items: list[dict], cfg: PRMConfig, lexer: Lexer, whole_file: bool) -> list[tuple]:
+def training_texts(cfg: PRMConfig, rng: random.Random, n_clean: int, log=print) -> list[tuple[str, np.ndarray, float]]:
+    """(code, step labels, weight) of both label sources on the train split."""
+    rows = F.load_corpus(F.CORPUS, ("train",)) + F.load_corpus(F.REPO_CORPUS, ("train",))
+    flagged = [r for r in rows if F.confident_lines(r)]
+    clean = [r for r in rows if not F.confident_lines(r)]
+    rng.shuffle(clean)
     out = []
-    for it in items:
-        code = it["code"]
-        spans = [Span(1, max(1, len(code.splitlines())))] if whole_file else None
-        f = featurize(code, cfg, lexer, spans)
-        bad = {ln for ln, _cwe, _rule in it["findings"]}
-        y = np.array([any(s.start <= b <= s.end for b in bad) for s in f.spans], dtype=np.float32)
-        out.append((f, y, float(bool(bad))))
-    return out
+    for r in flagged + clean[:n_clean]:
+        lab = F.confident_lines(r)
+        out.append((r["code"], lab))
+        for _ in range(2 if lab else 1):
+            pre = F.cut_prefix(r["code"], rng)
+            if pre is not None:
+                n = len(pre.splitlines())
+                out.append((pre, {ln for ln in lab if ln < n}))
+    items = [(t, step_labels(t, lab, cfg), 1.0) for t, lab in out]
+    n_a = len(items)
+    pairs = load_pairs(splits=("train",))
+    for p in pairs:
+        removed, _added, near = pair_lines(p.before, p.after, p.vul_lines, p.fix_lines)
+        items.append((p.before, step_labels(p.before, removed | near, cfg), 1.0))
+        items.append((p.after, np.zeros(len(split_steps(p.after, cfg.max_step_lines)), np.float32), 1.0))
+    log(f"train: {n_a} analyser-labelled texts ({len(flagged)} flagged functions of {len(rows)}), "
+        f"{2 * len(pairs)} fix-pair versions")
+    return items
 
 
-def collate(batch: list[tuple]):
+def collate(batch, cfg: PRMConfig):
     T = max(len(f.ids) for f, _, _ in batch)
     B = len(batch)
     ids = np.zeros((B, T), dtype=np.int64)
     parts = np.zeros((B, T, 3), dtype=np.int64)
-    L = max(f.gidx.shape[1] for f, _, _ in batch)
-    gidx, last, ys = [], [], []
-    for b, (f, y, _) in enumerate(batch):
+    gidx, last, ys, ws = [], [], [], []
+    for b, (f, y, w) in enumerate(batch):
         n = len(f.ids)
         ids[b, :n] = f.ids
         parts[b, :n] = f.parts
-        g = np.where(f.gidx >= n, B * T, f.gidx + b * T)
-        if g.shape[1] < L:
-            g = np.pad(g, ((0, 0), (0, L - g.shape[1])), constant_values=B * T)
-        gidx.append(g)
+        gidx.append(np.where(f.gidx >= n, B * T, f.gidx + b * T))
         last.append(f.last + b * T)
         ys.append(y)
-    return (torch.from_numpy(ids), torch.from_numpy(parts), torch.from_numpy(np.concatenate(gidx)), torch.from_numpy(np.concatenate(last)),
-            torch.from_numpy(np.concatenate(ys)))
+        ws.append(np.full(len(y), w, np.float32))
+    return (torch.from_numpy(ids), torch.from_numpy(parts), torch.from_numpy(np.concatenate(gidx)),
+            torch.from_numpy(np.concatenate(last)), torch.from_numpy(np.concatenate(ys)),
+            torch.from_numpy(np.concatenate(ws)))
 
 
-def predict(model: StepScorer, data: list[tuple], bs: int = 32) -> list[np.ndarray]:
+def score(model: StepScorer, cfg: PRMConfig, lexer: Lexer, codes: list[F.Code]) -> None:
+    """Fill each code's model step risks (batched, longest first)."""
     model.eval()
-    out = []
+    todo = [c for c in codes if c.spans]
+    for c in codes:
+        if not c.spans:
+            c.model = np.zeros(0)
+    feats = [featurize(c.text, cfg, lexer, c.spans) for c in todo]
+    order = sorted(range(len(todo)), key=lambda i: len(feats[i].ids))
     with torch.inference_mode():
-        for i in range(0, len(data), bs):
-            batch = data[i:i + bs]
-            ids, parts, gidx, last, _ = collate(batch)
-            logits, _ = model(ids, parts, gidx, last)
-            p = torch.sigmoid(logits).numpy()
+        for a in range(0, len(order), 32):
+            idx = order[a:a + 32]
+            batch = [(feats[i], np.zeros(len(todo[i].spans), np.float32), 1.0) for i in idx]
+            ids, parts, gidx, last, _, _ = collate(batch, cfg)
+            p = torch.sigmoid(model(ids, parts, gidx, last)[0]).double().numpy()
             k = 0
-            for f, _, _ in batch:
-                out.append(p[k:k + len(f.spans)])
-                k += len(f.spans)
-    return out
+            for i in idx:
+                n = len(todo[i].spans)
+                todo[i].model = p[k:k + n]
+                k += n
 
 
-def auroc(scores, labels) -> float:
-    from sklearn.metrics import roc_auc_score
+def budget_threshold(risks: np.ndarray, budget: float = BUDGET) -> float:
+    """The smallest threshold that flags at most ``budget`` of ``risks`` (risk >= t flags)."""
+    r = np.sort(np.asarray(risks, float))[::-1]
+    k = int(np.floor(budget * len(r)))
+    return float(min(1.0, np.nextafter(r[k], 2.0))) if k < len(r) else 0.0
 
-    return float(roc_auc_score(labels, scores))
 
-
-def calibrate(risks: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
-    """Threshold maximising balanced accuracy on validation, and that accuracy."""
-    best = (0.5, -1.0)
-    for t in np.unique(np.concatenate([risks, [0.5]])):
-        pred = risks >= t
-        tpr = pred[labels == 1].mean() if (labels == 1).any() else 0.0
-        tnr = (~pred[labels == 0]).mean() if (labels == 0).any() else 0.0
-        bal = 0.5 * (tpr + tnr)
-        if bal > best[1] + 1e-12:
-            best = (float(t), float(bal))
-    return best
+def choose_fusion(dev: F.Families, cfg: PRMConfig, model_t: float, log=print) -> tuple[float, float, dict]:
+    """(model weight, fused threshold, dev table) on dev alone (see the module docstring)."""
+    clean = dev.clean + dev.fix_versions
+    table = F.evaluate(dev, cfg, model_t, F.ANALYSER_METHODS)["methods"]
+    an = {k: max(table[m][k] for m in F.ANALYSER_METHODS) for k in F.MEASURES if k in table["analysers"]}
+    best = None
+    for w in (1.0, 0.5, 0.0):
+        c = replace(cfg, model_weight=w)
+        unflagged = [F.file_risk("fused", x, c) for x in clean if not F.flagged_steps(x.spans, x.findings).any()]
+        extra = BUDGET - float(np.mean([F.flagged_steps(x.spans, x.findings).any() for x in clean]))
+        t0 = budget_threshold(np.array(unflagged), max(0.0, extra) * len(clean) / max(1, len(unflagged)))
+        for t in sorted({t0, *np.quantile(unflagged, [0.97, 0.98, 0.99, 0.995, 0.999]).tolist(), 1.0}):
+            if t < t0:
+                continue
+            ev = F.evaluate(dev, replace(c, threshold=float(t)), model_t, ("fused",))["methods"]["fused"]
+            ok = ev["clean_flag_rate"] <= BUDGET and all(
+                ev[k] >= an[k] - 1e-12 for k, hi in F.MEASURES.items() if hi and k in ev and not np.isnan(an.get(k, np.nan)))
+            key = (ok, ev["verdict_pairs"], ev["pair_ranking"], w)
+            log(f"  w={w} t={t:.4f}: ok={ok} {json.dumps({k: round(v, 4) for k, v in ev.items()})}")
+            if best is None or key > best[0]:
+                best = (key, w, float(t), ev)
+    return best[1], best[2], {"analysers": table, "fused": best[3], "meets_analysers_on_dev": best[0][0]}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default="data/codeprm")
-    ap.add_argument("--out", default="data/codeprm/synthetic_model")
-    ap.add_argument("--supervision", choices=["step", "file"], default="step")
+    ap.add_argument("--out", default="assets/codeprm")
     ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--max-minutes", type=float, default=12.0)
-    ap.add_argument("--min-count", type=int, default=5, help="rarer hashed tokens map to UNK")
-    ap.add_argument("--token-dropout", type=float, default=0.05, help="train-time rate of tokens replaced by UNK")
+    ap.add_argument("--clean", type=int, default=12000, help="unflagged train functions (with prefixes)")
+    ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.manual_seed(SEED)
-    random.seed(SEED)
     np.random.seed(SEED)
+    rng = random.Random(SEED)
     torch.set_num_threads(args.threads)
-    whole = args.supervision == "file"
-    cfg = PRMConfig(max_step_tokens=2048) if whole else PRMConfig()
     t0 = time.time()
-    train_items = load(Path(args.data) / "train.jsonl")
-    # vocabulary: token strings seen >= min_count times in train; the rest become UNK, so an
-    # unseen name at test time meets a trained UNK embedding instead of a random hash bucket
+    out = Path(args.out)
+    cfg = PRMConfig()
+    data = training_texts(cfg, rng, args.clean)
     counter = Lexer(cfg.vocab_size)
     counter.counts = {}
-    for it in train_items:
-        counter.lex_parts(it["code"])
-    vocab = build_vocab(counter.counts, cfg.vocab_size, args.min_count)
+    for t, _, _ in data:
+        counter.lex_parts(t)
+    vocab = build_vocab(counter.counts, cfg.vocab_size, 3)
     lexer = Lexer(cfg.vocab_size, vocab)
-    train = prepare(train_items, cfg, lexer, whole)
-    val_items = load(Path(args.data) / "val.jsonl")
-    val = prepare(val_items, cfg, lexer, whole)
-    pos = float(np.mean(np.concatenate([y for _, y, _ in train])))
-    print(f"vocabulary: {len(vocab)} token strings seen >= {args.min_count} times (of {len(counter.counts)})",
-          flush=True)
-    print(f"prepared {len(train)} train / {len(val)} val in {time.time() - t0:.0f}s; positive steps {pos:.3%}",
-          flush=True)
+    items = []
+    for t, y, w in data:
+        f = featurize(t, cfg, lexer)
+        if len(f.spans) == len(y) and len(f.ids) <= 6000:
+            items.append((f, y, w))
+    pos = float(sum(y.sum() for _, y, _ in items))
+    neg = float(sum(len(y) for _, y, _ in items)) - pos
+    pos_weight = torch.tensor(min(20.0, neg / max(pos, 1.0)) ** 0.5)
+    print(f"{len(items)} training texts, {int(pos)} risky steps of {int(pos + neg)}, pos_weight {pos_weight:.2f}, "
+          f"{time.time() - t0:.0f}s", flush=True)
+    dev = F.build("dev", cfg)
     model = StepScorer(cfg)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps_total = args.epochs * ((len(train) + args.batch - 1) // args.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps_total, pct_start=0.1)
-    pos_weight = torch.tensor(min(10.0, (1 - pos) / max(pos, 1e-6)) ** 0.5)
-    lossf = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
-    rng = random.Random(SEED)
-    order = sorted(range(len(train)), key=lambda i: len(train[i][0].ids))
-    batches = [order[i:i + args.batch] for i in range(0, len(order), args.batch)]  # length-bucketed
-    log = []
-    done = 0
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    order = sorted(range(len(items)), key=lambda i: len(items[i][0].ids))
+    batches = [order[i:i + 32] for i in range(0, len(order), 32)]
+    log, best = [], None
     for ep in range(args.epochs):
         model.train()
         rng.shuffle(batches)
         tot = 0.0
         for bi in batches:
-            ids, parts, gidx, last, y = collate([train[i] for i in bi])
-            drop = (torch.rand(ids.shape) < args.token_dropout) & (ids >= 3)
-            ids = torch.where(drop, torch.ones_like(ids), ids)
+            ids, parts, gidx, last, y, w = collate([items[i] for i in bi], cfg)
             logits, _ = model(ids, parts, gidx, last)
-            loss = lossf(logits, y)
+            loss = (torch.nn.functional.binary_cross_entropy_with_logits(
+                logits, y, pos_weight=pos_weight, reduction="none") * w).sum() / w.sum().clamp_min(1)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
-            if done < steps_total - 1:
-                sched.step()
-            done += 1
             tot += loss.item() * len(bi)
-        vp = predict(model, val)
-        vr = np.array([aggregate(p, cfg)[0] for p in vp])
-        vl = np.array([lab for _, _, lab in val])
-        va = auroc(vr, vl)
-        log.append({"epoch": ep + 1, "train_loss": tot / len(train), "val_file_auroc": va,
-                    "minutes": (time.time() - t0) / 60})
+        score(model, cfg, lexer, F.all_codes(dev))
+        ev = F.evaluate(dev, cfg, 0.5, ("model alone",))["methods"]["model alone"]
+        sel = (ev["prefix_line_auroc"] + ev["pair_ranking"]) / 2
+        log.append({"epoch": ep + 1, "loss": round(tot / len(items), 5), "dev_prefix_line_auroc": round(ev["prefix_line_auroc"], 4),
+                    "dev_pair_ranking": round(ev["pair_ranking"], 4), "dev_small_diff_ranking": round(ev["small_diff_ranking"], 4),
+                    "minutes": round((time.time() - t0) / 60, 2)})
         print(log[-1], flush=True)
-        if (time.time() - t0) / 60 > args.max_minutes:
-            print("time budget reached; stopping", flush=True)
-            break
-    vp = predict(model, val)
-    vl = np.array([lab for _, _, lab in val])
-    # risk-sensitive aggregation: pick tau on validation from a short list, then the threshold
-    best = None
-    for agg, tau, k in ([("softmin", t, 2) for t in (0.02, 0.05, 0.1, 0.2)] + [("topk", 0.05, k) for k in (1, 2, 3)]):
-        c = PRMConfig(**{**cfg.to_dict(), "aggregation": agg, "tau": tau, "top_k": k})
-        vr = np.array([aggregate(p, c)[0] for p in vp])
-        a = auroc(vr, vl)
-        if best is None or a > best[0] + 1e-9:
-            best = (a, agg, tau, k, vr)
-    a, agg, tau, k, vr = best
-    thr, bal = calibrate(vr, vl)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+        if best is None or sel > best[0]:
+            best = (sel, ep + 1, {k: v.clone() for k, v in model.state_dict().items()})
+    model.load_state_dict(best[2])
+    score(model, cfg, lexer, F.all_codes(dev))
+    clean = dev.clean + dev.fix_versions
+    model_t = budget_threshold(np.array([F.file_risk("model alone", c, cfg) for c in clean]))
+    w, t, dev_table = choose_fusion(dev, cfg, model_t)
+    model_dev = F.evaluate(dev, cfg, model_t, ("model alone",))["methods"]["model alone"]
     from safetensors.torch import save_file
 
-    stem = "model" if not whole else "program_level"
-    if not whole:  # the program-level baseline shares the step model's vocabulary (same corpus)
-        (out / "vocab.json").write_text(json.dumps(vocab))
-    save_file({n: t.contiguous() for n, t in model.state_dict().items()}, str(out / f"{stem}.safetensors"))
-    cal = {"aggregation": agg, "tau": tau, "top_k": k, "threshold": thr, "val_balanced_accuracy": bal,
-           "val_file_auroc": a, "n_val": len(val), "supervision": args.supervision, "seed": SEED,
-           "train_minutes": round((time.time() - t0) / 60, 2), "epochs": log}
-    if whole:
-        (out / "program_level.json").write_text(json.dumps({"config": cfg.to_dict(), **cal}, indent=2))
-    else:
-        (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
-        export_onnx(model, cfg, out / "model.onnx")
-        training = {k2: v for k2, v in cal.items() if k2 in ("epochs", "train_minutes", "seed", "supervision")}
-        cal = {**cal, **calibrate_assets(out, Path(args.data) / "val.jsonl", training)}
-    print(json.dumps({k2: v for k2, v in cal.items() if k2 != "epochs"}), f"total {time.time() - t0:.0f}s")
+    cfg = replace(cfg, threshold=t, model_weight=w)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(model.state_dict(), str(out / "model.safetensors"))
+    export_onnx(model, cfg, out / "model.onnx")
+    (out / "vocab.json").write_text(json.dumps(vocab))
+    (out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
+    cal = {"tau": cfg.tau, "budget": BUDGET,
+           "model": {"threshold": model_t, **{k: round(v, 4) for k, v in model_dev.items()}},
+           "fused": {"threshold": t, "model_weight": w, **{k: round(v, 4) for k, v in dev_table["fused"].items()}},
+           "dev_analysers": {m: {k: round(v, 4) for k, v in row.items()} for m, row in dev_table["analysers"].items()},
+           "fused_meets_analysers_on_dev": dev_table["meets_analysers_on_dev"],
+           "dev_counts": F.evaluate(dev, cfg, model_t, ())["counts"],
+           "training": {"seed": SEED, "texts": len(items), "epoch": best[1], "epochs": log,
+                        "minutes": round((time.time() - t0) / 60, 2)}}
+    (out / "calibration.json").write_text(json.dumps(cal, indent=2))
+    print(json.dumps({k: cal[k] for k in ("model", "fused", "dev_analysers")}, indent=1), flush=True)
 
 
 if __name__ == "__main__":

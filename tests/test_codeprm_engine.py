@@ -19,15 +19,16 @@ from engines.codeprm import (
     PRMConfig,
     aggregate,
     examples,
-    label_findings,
+    run_analysers,
     split_steps,
     to_sarif,
 )
-from engines.codeprm.labels import bandit_raw, repair, taint_findings
+from engines.codeprm.analysers import bandit_raw
+from engines.codeprm.fusion import ANALYSER_LEVEL, MODEL_CAP, flagged_steps, fuse_steps
 from engines.codeprm.model import featurize
+from engines.codeprm.repair import repair
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError
-from evals.codeprm.mutations import TEMPLATES, inject, render
 
 REPO = Path(__file__).resolve().parents[1]
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -114,42 +115,12 @@ def test_repair_makes_prefixes_parse_and_keeps_line_numbers(rel):
             assert ln == lines[i]
 
 
-TAINT_CASES = [
-    ("import os\nx = input()\nos.system('ls ' + x)\n", 78, 3),
-    ("import subprocess, sys\na = sys.argv[1]\nsubprocess.run(f'echo {a}', shell=True)\n", 78, 3),
-    ("from flask import request\ndef f(cur):\n    u = request.args.get('u')\n    q = \"SELECT * FROM t WHERE u = '%s'\" % u\n"
-     "    cur.execute(q)\n", 89, 5),
-    ("from flask import request\ndef f():\n    return eval(request.form['e'])\n", 94, 3),
-    ("import os\nfrom flask import request\ndef f():\n    p = request.args['p']\n    return open(os.path.join('/d', p)).read()\n", 22, 5),
-    ("import requests\nfrom flask import request\ndef f():\n    return requests.get(request.args['url']).text\n", 918, 4),
-    ("from flask import request\ndef f():\n    n = request.args.get('n')\n    return '<b>' + n + '</b>'\n", 79, 4),
-    ("import pickle\nimport socket\ndef f(s):\n    d = s.recv(1024)\n    return pickle.loads(d)\n", 502, 5),
-]
-SANITISED = [
-    "import os, shlex\nx = input()\nos.system('ls ' + shlex.quote(x))\n",
-    "from flask import request\ndef f(cur):\n    u = request.args.get('u')\n    cur.execute('SELECT * FROM t WHERE u = ?', (u,))\n",
-    "import os\nfrom flask import request\ndef f():\n    p = os.path.basename(request.args['p'])\n    return open(os.path.join('/d', p)).read()\n",
-    "from flask import request\nfrom markupsafe import escape\ndef f():\n    n = escape(request.args.get('n'))\n    return '<b>' + n + '</b>'\n",
-]
-
-
-@pytest.mark.parametrize("code,cwe,line", TAINT_CASES)
-def test_taint_labeller_finds_source_to_sink_flows(code, cwe, line):
-    found = {(f.cwe, f.line) for f in taint_findings(code)}
-    assert (cwe, line) in found
-
-
-@pytest.mark.parametrize("code", SANITISED)
-def test_taint_labeller_respects_sanitisers_and_parameters(code):
-    assert [f for f in taint_findings(code) if f.source == "taint"] == []
-
-
 @pytest.mark.parametrize("cut_lines", [0, 1, 2])
 def test_labels_survive_broken_prefixes(cut_lines):
     code = "import pickle\nobj = pickle.loads(blob)\n\ndef f(x):\n    return g(x,\n        y"
     lines = code.splitlines()
     piece = "\n".join(lines[: len(lines) - cut_lines])
-    assert (2, 502) in {(f.line, f.cwe) for f in label_findings(piece)}
+    assert (2, 502) in {(f.line, f.cwe) for f in run_analysers([piece])[0]}
 
 
 def test_bandit_in_process_matches_bandit_cli(tmp_path):
@@ -163,50 +134,6 @@ def test_bandit_in_process_matches_bandit_cli(tmp_path):
     assert mine == cli and len(cli) >= 2
 
 
-@pytest.mark.parametrize("t", TEMPLATES, ids=lambda t: t.key)
-def test_mutation_marks_vulnerable_lines_only_in_the_vulnerable_twin(t):
-    host = _read("shlex.py")[:3000]
-    host = host[: host.rfind("\n\n") + 1]
-    code_v, bad_v = inject(host, t, True, random.Random(3))
-    code_f, bad_f = inject(host, t, False, random.Random(3))
-    assert bad_v and not bad_f
-    _, body, _ = render(t, True, random.Random(3))
-    lines = code_v.splitlines()
-    assert all(lines[b - 1].strip() in body for b in bad_v)
-    compile(code_v, "v.py", "exec", flags=0x400)  # parse only
-    compile(code_f, "f.py", "exec", flags=0x400)
-
-
-
-def _lines_in_strings(code: str) -> set[int]:
-    import io
-    import tokenize
-    out = set()
-    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if tok.type == tokenize.STRING:
-            out.update(range(tok.start[0] + 1, tok.end[0] + 1))
-    return out
-
-
-@pytest.mark.parametrize("module", ["sqlite3/__init__.py", "pdb.py"])
-def test_injection_never_lands_inside_a_docstring(module):
-    # both hosts have module docstrings with blank lines followed by unindented lines, which the
-    # top-level insertion rule alone took for insertion points (a template inside a string is a
-    # "vulnerable" file whose vulnerable code is only text)
-    from evals.codeprm.mutations import STATEMENTS, inject_statement
-    host = _read(module)[:6000]
-    host = host[: host.rfind("\n\n") + 1]
-    for seed in range(40):
-        t = TEMPLATES[seed % len(TEMPLATES)]
-        code, bad = inject(host, t, True, random.Random(seed))
-        assert bad and not set(bad) & _lines_in_strings(code), (seed, t.key)
-        cwe = sorted(STATEMENTS)[seed % len(STATEMENTS)]
-        res = inject_statement(host, cwe, True, random.Random(seed))
-        if res is not None:
-            assert not set(res[1]) & _lines_in_strings(res[0]), (seed, cwe)
-
-
-# ------------------------------------------------------------------------------ aggregation
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("tau", [0.02, 0.1, 1.0])
 def test_softmin_lies_between_mean_and_max(seed, tau):
@@ -259,18 +186,16 @@ def test_onnx_matches_torch(prm_torch, prm_onnx, rel):
 
 
 # ------------------------------------------------------------------------------ scan / rank
-def test_scan_flags_the_examples_an_analyser_names_and_scores_all_in_range(prm_onnx):
-    # the tab's template examples are not the shipped model's training data (real fix pairs are);
-    # the fused verdict calls a file vulnerable wherever bandit or CodeShield name a CWE in it
-    ex = examples()
-    named = 0
-    for name, code in ex.items():
-        r = prm_onnx.scan(code)
-        assert 0.0 <= r.risk <= 1.0 and all(0.0 <= s.score <= 1.0 for s in r.steps)
-        if any(f.source in ("bandit", "codeshield") for f in r.findings):
-            named += 1
-            assert r.verdict == "vulnerable", name
-    assert named >= 10
+@pytest.mark.parametrize("name", sorted(examples()))
+def test_every_example_gets_the_verdict_of_its_label(prm_onnx, name):
+    r = prm_onnx.scan(examples()[name])
+    assert 0.0 <= r.risk <= 1.0 and all(0.0 <= s.score <= 1.0 for s in r.steps)
+    assert r.verdict == name.split()[-1].replace("fixed", "safe"), (name, r)
+    flagged = [s for s in r.steps if s.driver]
+    # every flag names what drove it, with a finding (and a CWE where an analyser matched)
+    for s in flagged:
+        assert s.findings and all(f.message for f in s.findings)
+        assert all(f.cwe for f in s.findings if f.source != "model")
 
 
 def test_scan_reports_cwe_findings_on_the_right_step(prm_onnx):
@@ -317,7 +242,7 @@ def test_rank_prefers_secure_continuation_by_topk_safe_ratio_then_softmin(prm_on
     code = prefix + good + "\n"
     spans = split_steps(code, prm_onnx.cfg.max_step_lines)
     p, _ = prm_onnx.model_risks(code, spans)
-    p = prm_onnx.fuse(p, spans, prm_onnx.analyse([code])[0])
+    p = fuse_steps(p, flagged_steps(spans, prm_onnx.analyse([code])[0]), prm_onnx.cfg.model_weight)
     own = [k for k, s in enumerate(spans) if s.end > prefix.count("\n")]
     s = 1 - p[own]
     assert ranked[0]["reward"] == pytest.approx(softmin_safety(s, prm_onnx.cfg.tau), rel=1e-9)
@@ -377,19 +302,30 @@ def test_cli_scans_a_folder_and_writes_sarif_without_running_code(tmp_path):
 
 
 # ------------------------------------------------------------------------------ fusion + vocabulary
-def test_fusion_is_a_noisy_or_with_the_analysers(prm_onnx):
+def test_fusion_lets_a_confident_finding_flag_and_the_model_break_ties(prm_onnx):
     code = "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n\n\nx = 1\n"
     feats = featurize(code, prm_onnx.cfg, prm_onnx.lexer)
     p, _ = prm_onnx.step_probs(feats)
-    fused = prm_onnx.fuse(p, feats, prm_onnx.analyse([code])[0])
-    flagged = [k for k, s in enumerate(feats.spans) if s.start <= 5 <= s.end]
-    a = prm_onnx.cfg.analyser_prob
-    for k in range(len(p)):
-        want = 1 - (1 - p[k]) * (1 - a) if k in flagged else p[k]
-        np.testing.assert_allclose(fused[k], want, rtol=1e-12, atol=1e-12)
+    found = prm_onnx.analyse([code])[0]
+    flagged = flagged_steps(feats.spans, found)
+    assert flagged.tolist() == [0.0, 1.0, 0.0]
+    w = prm_onnx.cfg.model_weight
+    want = np.where(flagged > 0, ANALYSER_LEVEL + (1 - ANALYSER_LEVEL) * w * p, MODEL_CAP * w * p)
     r = prm_onnx.scan(code)
-    np.testing.assert_allclose([s.risk for s in r.steps], fused, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose([s.risk for s in r.steps], want, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose([1 - s.model_score for s in r.steps], p, rtol=1e-9, atol=1e-12)
+    assert r.verdict == "vulnerable" and r.steps[1].driver.startswith("analysers")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fused_order_never_contradicts_the_analysers(seed):
+    rng = np.random.default_rng(seed)
+    m = rng.random(200)
+    fl = (rng.random(200) < 0.3).astype(float)
+    for w in (0.0, 0.5, 1.0):
+        f = fuse_steps(m, fl, w)
+        assert f[fl > 0].min() > f[fl == 0].max()  # flagged above unflagged, whatever the model says
+        assert np.all(np.diff(f[fl > 0][np.argsort(m[fl > 0])]) >= 0)  # the model orders within a level
 
 
 def test_model_alone_mode_uses_its_own_calibration():
@@ -410,11 +346,27 @@ def test_unknown_tokens_map_to_unk_and_unknown_parts_drop():
     assert PRMConfig().vocab_size > max(CodePRM.load("onnx").vocab.values())
 
 
-def test_calibration_threshold_respects_the_cap():
-    from evals.codeprm.calibration import balanced_threshold
+# ------------------------------------------------------------------------------ input and request caps
+@pytest.mark.parametrize("code", ['"""Only a docstring: still a Python module."""\n', "\ufeffimport os\nx = 1\n",
+                                  "\ufeff'''doc'''\n", "# just a comment\npass\n"])
+def test_whatever_ast_parse_accepts_is_python(prm_onnx, code):
+    r = prm_onnx.scan(code)
+    assert r.verdict == "safe" and r.syntax_error is None
 
-    risks = np.array([0.1, 0.2, 0.89, 0.95, 0.97])
-    labels = np.array([0, 0, 0, 1, 1])
-    assert balanced_threshold(risks, labels)[0] == pytest.approx(0.95)
-    thr, _ = balanced_threshold(risks, labels, cap=0.9)
-    assert thr == pytest.approx(0.9)  # the cap itself separates best among thresholds <= 0.9
+
+def test_a_bom_file_keeps_its_findings_and_line_numbers(prm_onnx):
+    r = prm_onnx.scan("\ufeffimport os\nos.system('ls ' + input())\n")
+    assert r.verdict == "vulnerable" and {f.line for f in r.findings if f.source == "bandit"} == {2}
+
+
+@pytest.mark.parametrize("code,word", [("x = [" + "1, " * 200_000 + "]\n", "characters per line"),
+                                       ("x = 1\n" * 20_001, "lines per request")])
+def test_request_caps_name_the_limit(prm_onnx, code, word):
+    with pytest.raises(CodeTooLarge, match=word):
+        prm_onnx.scan(code)
+
+
+def test_rank_caps_the_prefix_times_candidates_with_a_message(prm_onnx):
+    prefix = "x = 1\n" * 12_000
+    with pytest.raises(CodeTooLarge, match="lines per request"):
+        prm_onnx.rank(prefix, ["y = 2", "z = 3"])

@@ -14,10 +14,11 @@ from engines.codeprm.engine import (
     StepResult,
     aggregate,
     default_prm,
-    sample_candidates,
 )
+from engines.codeprm.analysers import run_analysers
 from engines.codeprm.examples import examples
-from engines.codeprm.labels import CWE_INFO, Finding, label_findings
+from engines.codeprm.findings import CWE_INFO, Finding
+from engines.codeprm.sampling import sample_candidates
 from engines.codeprm.sarif import to_sarif
 from engines.codeprm.steps import Span, split_steps
 
@@ -35,7 +36,7 @@ __all__ = [
     "aggregate",
     "default_prm",
     "examples",
-    "label_findings",
+    "run_analysers",
     "sample_candidates",
     "split_steps",
     "to_sarif",

@@ -26,15 +26,16 @@ class PRMConfig:
             validation split by ``scripts/codeprm_train.py``; the shipped value is read from
             ``assets/codeprm/calibration.json``).
         step_threshold: step risk at or above which a step is highlighted as risky.
-        fuse_analysers: combine the model's step risk with the analysers' (bandit + CodeShield)
-            by a noisy-OR, p = 1 - (1 - p_model)(1 - analyser_prob * flagged); False = model
-            alone.
-        analyser_prob: weight of an analyser flag in the noisy-OR (chosen on the dev
-            repositories' fix pairs by ``scripts/codeprm_train_lm.py``).
-        hand_rules: also run the project's own API rules and taint labeller as an analyser
-            (kept only where they add on the dev pairs).
+        fuse_analysers: fuse the model's step risks with the analysers (bandit + CodeShield) as
+            ``fusion.py`` describes: a confident analyser finding flags its step, the model adds
+            risk where the analysers are silent; False = the model alone.
+        model_weight: weight w of the model's risk on steps without a confident analyser finding
+            (0 = the analysers alone decide the verdict; chosen on dev by
+            ``scripts/codeprm_train.py``, read from ``assets/codeprm/calibration.json``).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
+        max_line_chars: longest single line accepted (minified or generated code is refused
+            with a message rather than tokenised at length).
     """
 
     # --- steps and tokens ---
@@ -52,11 +53,11 @@ class PRMConfig:
     threshold: float = 0.5
     step_threshold: float = 0.5
     fuse_analysers: bool = True
-    analyser_prob: float = 0.9
-    hand_rules: bool = False
+    model_weight: float = 1.0
     # --- limits ---
     max_lines: int = 20000
     max_chars: int = 1_000_000
+    max_line_chars: int = 10_000
 
     def __post_init__(self) -> None:
         if self.max_step_lines < 1:
@@ -75,12 +76,12 @@ class PRMConfig:
             raise ValueError(f"tau must be > 0, got {self.tau}")
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {self.top_k}")
-        for name in ("threshold", "step_threshold", "analyser_prob"):
+        for name in ("threshold", "step_threshold", "model_weight"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {v}")
-        if self.max_lines < 1 or self.max_chars < 1:
-            raise ValueError("max_lines and max_chars must be >= 1")
+        if self.max_lines < 1 or self.max_chars < 1 or self.max_line_chars < 1:
+            raise ValueError("max_lines, max_chars and max_line_chars must be >= 1")
 
     def to_dict(self) -> dict:
         """The fields as a plain dict (saved beside the weights)."""

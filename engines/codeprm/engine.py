@@ -1,11 +1,12 @@
 """CodePRM: scan Python code step by step, give a risk-sensitive verdict, rank continuations.
 
-The code is parsed once per scan (never imported or executed). Step scores come from a learned
-scorer: the fast path (a small causal CNN distilled from the LM-backed scorer; torch or
-onnxruntime) or the LM path (SmolLM2-135M hidden states + a small head, ``lm.py``; CUDA when
-present). Findings with CWE ids come from second-opinion analysers (bandit, Meta's CodeShield
-rules run by semgrep); with ``fuse_analysers`` their flags are fused into the step scores by a
-noisy-OR. The verdict is the paper's soft minimum of step safety (``aggregation.py``).
+One scan parses the code once (never imports or executes it) and walks one way: steps ->
+model -> analysers -> fusion -> aggregate. Step risks come from the learned step model (a small
+causal CNN, ``model.py``; onnxruntime or torch) trained on analyser step labels of real code and
+on real vulnerability fixes; findings with CWE ids come from the analysers (bandit, Meta's
+CodeShield rules run by semgrep); ``fusion.py`` combines the two so that a confident analyser
+finding always flags its step and the model adds risk where the analysers are silent or blind.
+The verdict is the paper's soft minimum of step safety (``aggregation.py``).
 """
 from __future__ import annotations
 
@@ -19,15 +20,19 @@ import numpy as np
 
 from engines.codeprm.aggregation import softmin_safety, softmin_weights, topk_safe_ratio
 from engines.codeprm.config import PRMConfig
-from engines.codeprm.labels import CWE_INFO, Finding, _pieces, bandit_findings, repair, rule_findings
+from engines.codeprm.findings import CWE_INFO, Finding
+from engines.codeprm.fusion import drivers as step_drivers
+from engines.codeprm.fusion import flagged_steps, fuse_steps
 from engines.codeprm.model import Features, featurize
+from engines.codeprm.repair import pieces as repaired_pieces
+from engines.codeprm.repair import repair
 from engines.codeprm.steps import Span, split_steps
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR
 
 ASSET_DIR = ASSETS_DIR / "codeprm"
-BACKENDS = ("onnx", "torch", "lm")
+BACKENDS = ("onnx", "torch")
 
 # words in a step -> the CWE family a model-only finding most likely belongs to (explanations)
 _HINTS = [
@@ -71,6 +76,7 @@ class StepResult:
     hot_line: int
     findings: list[Finding] = field(default_factory=list)
     model_score: float | None = None  # the model's own score before fusing with the analysers
+    driver: str = ""  # what drove the step's risk: "analysers", "model", "analysers + model" or ""
 
     @property
     def risk(self) -> float:
@@ -80,7 +86,7 @@ class StepResult:
         return {"index": self.index, "start_line": self.start_line, "end_line": self.end_line, "text": self.text,
                 "score": round(self.score, 6), "risk": round(self.risk, 6), "hot_line": self.hot_line,
                 "model_score": None if self.model_score is None else round(self.model_score, 6),
-                "findings": [f.to_dict() for f in self.findings]}
+                "driver": self.driver, "findings": [f.to_dict() for f in self.findings]}
 
 
 @dataclass
@@ -166,7 +172,7 @@ def parse_once(code: str, path: str = "snippet.py") -> Parsed:
         err = f"line {exc.lineno}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError) as exc:
         return Parsed([], str(exc) or type(exc).__name__, False)
-    pieces = _pieces(code)
+    pieces = repaired_pieces(code)
     return Parsed(pieces, err, len(pieces) == 1 and pieces[0][0] == 0)
 
 
@@ -178,18 +184,20 @@ _PY_LINE = re.compile(r"^(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+|import\s+[\w
 
 
 def looks_like_python(code: str, parsed: Parsed) -> bool:
-    """True when most non-blank, non-comment lines either belong to pieces that parse as Python
-    or read as Python statements (``def f(``, ``import x``, ``name = ...``), and at least one is
-    a real statement (not a bare word or literal, which is how one line of prose that happens
-    to parse would look).
+    """True for whatever ``ast.parse`` accepts (a docstring-only module too); for code that does
+    not parse, when most non-blank, non-comment lines belong to pieces that parse or read as
+    Python statements (``def f(``, ``import x``, ``name = ...``) and at least one is a real
+    statement (prose that happens to parse in pieces is not code).
 
-    >>> looks_like_python("x = 1\\n", parse_once("x = 1\\n"))
+    >>> looks_like_python("'''Only a docstring.'''\\n", parse_once("'''Only a docstring.'''\\n"))
     True
     >>> looks_like_python("def f(:\\n    return 1\\n", parse_once("def f(:\\n    return 1\\n"))
     True
     >>> looks_like_python("Hello, how are you today?", parse_once("Hello, how are you today?"))
     False
     """
+    if parsed.syntax_error is None and parsed.pieces:
+        return True
     lines = [ln.strip() for ln in code.splitlines()]
     code_lines = [i for i, ln in enumerate(lines, 1) if ln and not ln.startswith("#")]
     if not code_lines:
@@ -208,21 +216,19 @@ def looks_like_python(code: str, parsed: Parsed) -> bool:
 
 
 class CodePRM:
-    """The step-level security process reward model.
+    """The step-level security process reward model, fused with the analysers.
 
     >>> prm = CodePRM.load()                                         # doctest: +SKIP
     >>> prm.scan("import os\\nos.system('ls ' + input())").verdict   # doctest: +SKIP
     'vulnerable'
     """
 
-    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None, vocab: dict | None = None,
-                 lm=None) -> None:
+    def __init__(self, cfg: PRMConfig, backend: str, model=None, session=None, vocab: dict | None = None) -> None:
         self.cfg = cfg
         self.backend = backend
         self.model = model
         self.session = session
         self.vocab = vocab
-        self.lm = lm
         self.lexer = Lexer(cfg.vocab_size, vocab)
 
     def __repr__(self) -> str:
@@ -230,12 +236,10 @@ class CodePRM:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, backend: str = "onnx", asset_dir: str | Path | None = None, device: str | None = None,
-             **overrides) -> CodePRM:
-        """Load the shipped scorer with its dev-chosen thresholds.
+    def load(cls, backend: str = "onnx", asset_dir: str | Path | None = None, **overrides) -> CodePRM:
+        """Load the shipped step model with its dev-chosen threshold and model weight.
 
-        ``backend``: "onnx" or "torch" (the fast path, the distilled CNN) or "lm" (SmolLM2 +
-        the step head; on CUDA when present, or ``device``). ``overrides`` replace config fields;
+        ``backend``: "onnx" (onnxruntime) or "torch". ``overrides`` replace config fields;
         ``fuse_analysers=False`` loads the model-alone threshold. Missing assets raise
         :class:`ShowcaseError`.
         """
@@ -244,25 +248,15 @@ class CodePRM:
         d = Path(asset_dir) if asset_dir is not None else ASSET_DIR
         try:
             cfg_dict = json.loads((d / "config.json").read_text())
-            cal = json.loads((d / ("lm_head.json" if backend == "lm" else "calibration.json")).read_text())
+            cal = json.loads((d / "calibration.json").read_text())
         except (OSError, ValueError) as exc:
-            raise ShowcaseError(f"codeprm assets missing in {d}: run scripts/codeprm_train_lm.py and "
-                                "scripts/codeprm_distill.py") from exc
+            raise ShowcaseError(f"codeprm assets missing in {d}: run scripts/codeprm_train.py") from exc
         fuse = overrides.get("fuse_analysers", cfg_dict.get("fuse_analysers", True))
-        fused = cal.get("fused", {})
         cfg_dict.update(threshold=cal["fused" if fuse else "model"]["threshold"], aggregation="softmin",
-                        tau=cal.get("tau", cfg_dict.get("tau", 0.1)))
-        if "analyser_prob" in fused:
-            cfg_dict["analyser_prob"] = fused["analyser_prob"]
-        if "sources" in fused:
-            cfg_dict["hand_rules"] = "hand" in fused["sources"]
+                        tau=cal.get("tau", cfg_dict.get("tau", 0.1)),
+                        model_weight=cal["fused"].get("model_weight", cfg_dict.get("model_weight", 1.0)))
         cfg_dict.update(overrides)
-        cfg = PRMConfig(**cfg_dict)
-        if backend == "lm":
-            from engines.codeprm.lm import LMScorer
-
-            lm = LMScorer.load(d, device)
-            return cls(replace(cfg, max_step_lines=lm.cfg.max_step_lines), "lm", lm=lm)
+        cfg = PRMConfig(**{k: v for k, v in cfg_dict.items() if k in PRMConfig.__dataclass_fields__})
         vocab = json.loads((d / "vocab.json").read_text()) if (d / "vocab.json").is_file() else None
         if backend == "onnx":
             from engines.common.onnx_runtime import ort_session
@@ -276,34 +270,31 @@ class CodePRM:
         try:
             model.load_state_dict(load_file(str(d / "model.safetensors")))
         except OSError as exc:
-            raise ShowcaseError(f"codeprm weights missing in {d}: run scripts/codeprm_distill.py") from exc
+            raise ShowcaseError(f"codeprm weights missing in {d}: run scripts/codeprm_train.py") from exc
         model.eval()
         return cls(cfg, "torch", model=model, vocab=vocab)
 
     # ------------------------------------------------------------------ scoring
     def step_probs(self, feats: Features) -> tuple[np.ndarray, np.ndarray]:
-        """Fast path: per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
+        """Per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
         ids = feats.ids[None, :]
         if self.backend == "onnx":
             logits, w = self.session.run(None, {"ids": ids, "parts": feats.parts[None], "gidx": feats.gidx,
                                                 "last": feats.last})
-        elif self.backend == "torch":
+        else:
             import torch
 
             with torch.inference_mode():
                 lt, wt = self.model(torch.from_numpy(ids), torch.from_numpy(feats.parts[None]),
                                     torch.from_numpy(feats.gidx), torch.from_numpy(feats.last))
             logits, w = lt.numpy(), wt.numpy()
-        else:
-            raise InputError("step_probs takes lexer features: use model_risks() with the LM backend")
         return 1.0 / (1.0 + np.exp(-logits.astype(np.float64))), w
 
     def model_risks(self, code: str, spans: list[Span]) -> tuple[np.ndarray, list[int]]:
-        """The learned model's step risks for ``code`` and each step's hot line (where the fast
-        path's attention points; the step's first line for the LM path)."""
-        if self.backend == "lm":
-            _, p = self.lm.step_risks(code, spans)
-            return p, [s.start for s in spans]
+        """The learned model's step risks for ``code`` and each step's hot line (where its
+        attention points)."""
+        if not spans:
+            return np.zeros(0), []
         feats = featurize(code, self.cfg, self.lexer, spans)
         p, att = self.step_probs(feats)
         hot = []
@@ -314,36 +305,40 @@ class CodePRM:
         return p, hot
 
     def analyse(self, codes: list[str], parsed: list[Parsed] | None = None) -> list[list[Finding]]:
-        """Analyser findings for each piece of code: bandit and CodeShield (one semgrep call for
-        all), plus the hand rules and taint labeller when ``cfg.hand_rules``."""
-        from engines.codeprm.analysers import codeshield_findings
+        """Analyser findings for each piece of code: bandit (on the scan's own parse) and
+        CodeShield (one semgrep call for all pieces), one per (line, CWE, analyser)."""
+        from engines.codeprm.analysers import bandit_findings, codeshield_findings
 
         parsed = parsed or [parse_once(c) for c in codes]
         shield = codeshield_findings(codes)
         out = []
         for code, p, cs in zip(codes, parsed, shield):
-            fs = bandit_findings(code, p.pieces) + cs
-            if self.cfg.hand_rules:
-                from engines.codeprm.labels import _taint_and_dynamic
-
-                fs += _taint_and_dynamic(code, p.pieces)[0] + rule_findings(code, p.pieces)
             seen: dict = {}
-            for f in fs:
-                seen.setdefault((f.line, f.cwe, f.source), f)
+            for f in bandit_findings(code, p.pieces) + cs:
+                key = (f.line, f.cwe, f.source)
+                if key not in seen or (f.confident and not seen[key].confident):
+                    seen[key] = f
             out.append(sorted(seen.values(), key=lambda f: (f.line, f.cwe, f.source)))
         return out
 
     def _check(self, code) -> str:
+        """The code, checked against the request caps and normalised (BOM, line ends, tabs)."""
         if not isinstance(code, str):
             raise InputError(f"code must be a string, got {type(code).__name__}")
         if "\x00" in code:
             raise InputError("the code holds NUL bytes; paste Python source text, not a binary file")
         if len(code) > self.cfg.max_chars:
-            raise CodeTooLarge(f"the code has {len(code):,} characters; the limit is {self.cfg.max_chars:,}. "
-                               "Scan a smaller file or split it.")
+            raise CodeTooLarge(f"the code has {len(code):,} characters; the limit is {self.cfg.max_chars:,} "
+                               "characters per request. Scan a smaller file or split it.")
         n = code.count("\n") + 1
         if n > self.cfg.max_lines:
-            raise CodeTooLarge(f"the code has {n:,} lines; the limit is {self.cfg.max_lines:,}. Split the file.")
+            raise CodeTooLarge(f"the code has {n:,} lines; the limit is {self.cfg.max_lines:,} lines per request. "
+                               "Split the file.")
+        longest = max(map(len, code.splitlines()), default=0)
+        if longest > self.cfg.max_line_chars:
+            raise CodeTooLarge(f"one line has {longest:,} characters; the limit is {self.cfg.max_line_chars:,} "
+                               "characters per line (minified or generated code is not scanned).")
+        code = code.lstrip("\ufeff")
         if not code.strip():
             raise EmptyCode("there is no code to scan: paste some Python first")
         return code.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8) if "\r" in code or "\t" in code else code
@@ -351,18 +346,27 @@ class CodePRM:
     def _parse_python(self, code: str, path: str) -> Parsed:
         parsed = parse_once(code, path)
         if not looks_like_python(code, parsed):
-            raise NotPython("this does not look like Python: most lines do not parse as Python statements. "
-                            "Paste Python source code.")
+            raise NotPython("this does not look like Python: it does not parse, and most lines do not read as "
+                            "Python statements. Paste Python source code.")
         return parsed
+
+    def _fused(self, model_p: np.ndarray, spans: list[Span], found: list[Finding],
+               analysers: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Fused step risks and the confident-finding flag of each step (``fusion.py``)."""
+        if not (analysers and self.cfg.fuse_analysers):
+            return np.asarray(model_p, float), np.zeros(len(spans))
+        flagged = flagged_steps(spans, found)
+        return fuse_steps(model_p, flagged, self.cfg.model_weight), flagged
 
     def scan(self, code: str, partial: bool = False, path: str = "snippet.py", analysers: bool = True) -> ScanResult:
         """Score every step of ``code`` and give the verdict.
 
-        ``partial=True`` says the code is a prefix (a live completion): a syntax error at its end
-        is expected and not reported. ``analysers=False`` means the learned model alone: no
-        analyser runs, nothing is fused, and the verdict uses the model-alone threshold when the
-        engine was loaded with ``fuse_analysers=False``. Text that is not Python raises
-        :class:`NotPython`.
+        One parse, then steps -> model -> analysers -> fusion -> aggregate. ``partial=True``
+        says the code is a prefix (a live completion): a syntax error at its end is expected and
+        not reported. ``analysers=False`` means the learned model alone: no analyser runs,
+        nothing is fused, and the verdict uses the model-alone threshold when the engine was
+        loaded with ``fuse_analysers=False``. Text that is not Python raises :class:`NotPython`;
+        input over the caps raises :class:`CodeTooLarge`.
 
         >>> prm = CodePRM.load()                                             # doctest: +SKIP
         >>> r = prm.scan("import pickle\\nobj = pickle.loads(blob)\\n")        # doctest: +SKIP
@@ -372,10 +376,12 @@ class CodePRM:
         code = self._check(code)
         parsed = self._parse_python(code, path)
         spans = split_steps(code, self.cfg.max_step_lines)
-        model_probs, hot = self.model_risks(code, spans)
+        model_p, hot = self.model_risks(code, spans)
         found = self.analyse([code], [parsed])[0] if analysers else []
-        probs = self.fuse(model_probs, spans, found) if (analysers and self.cfg.fuse_analysers) else model_probs
+        probs, flagged = self._fused(model_p, spans, found, analysers)
         risk, weights = aggregate(probs, self.cfg)
+        weight = self.cfg.model_weight if (analysers and self.cfg.fuse_analysers) else 1.0
+        why = step_drivers(model_p, flagged, weight, self.cfg.step_threshold)
         syntax_error = parsed.syntax_error
         if syntax_error is not None and partial and (parsed.repairable or repair(code) is not None):
             syntax_error = None
@@ -383,44 +389,35 @@ class CodePRM:
         steps = []
         for k, sp in enumerate(spans):
             p = float(probs[k])
+            text = "\n".join(lines[sp.start - 1: sp.end])
             fs = [f for f in found if sp.start <= f.line <= sp.end]
-            if not fs and p >= self.cfg.step_threshold:
-                text = "\n".join(lines[sp.start - 1: sp.end])
-                h = hot[k]
-                cwe = next((c for rx, c in _HINTS if rx.search(lines[h - 1] if h - 1 < len(lines) else "")), None)
-                cwe = cwe or next((c for rx, c in _HINTS if rx.search(text)), 0)
-                msg = (CWE_INFO.get(cwe, "Risky pattern") if cwe else "The model scores this step as risky") + \
-                    f" (model, step risk {p:.2f}; no analyser rule matched)"
-                fs = [Finding(h, cwe, "codeprm:model", msg, "model")]
-            steps.append(StepResult(k, sp.start, sp.end, "\n".join(lines[sp.start - 1: sp.end]), 1.0 - p, hot[k], fs,
-                                    1.0 - float(model_probs[k])))
+            if why[k] == "model":
+                fs.append(self._model_finding(hot[k], lines, text, float(model_p[k])))
+            steps.append(StepResult(k, sp.start, sp.end, text, 1.0 - p, hot[k], fs, 1.0 - float(model_p[k]), why[k]))
         order = np.argsort(-weights)[:3]
         drivers = [int(i) for i in order if probs[i] >= 0.5 * max(risk, 1e-9)]
-        verdict = "vulnerable" if risk >= self.cfg.threshold else "safe"
+        flagged_any = bool(flagged.any())
+        verdict = "vulnerable" if (risk >= self.cfg.threshold or flagged_any) else "safe"
         return ScanResult(steps, risk, verdict, self.cfg.threshold, drivers, partial, syntax_error, len(lines), path,
                           analysers)
 
-    def fuse(self, probs: np.ndarray, spans, found: list[Finding]) -> np.ndarray:
-        """Noisy-OR of the model's step risks with the analysers' flags (a flagged step has risk
-        at least ``analyser_prob``): p = 1 - (1 - p_model) * (1 - analyser_prob * flagged).
-        ``spans`` are the steps (or fast-path ``Features``, whose ``spans`` are used)."""
-        spans = getattr(spans, "spans", spans)
-        flagged = np.zeros(len(spans))
-        starts = np.array([s.start for s in spans])
-        for f in found:
-            k = int(np.searchsorted(starts, f.line, side="right")) - 1
-            if k >= 0 and spans[k].start <= f.line <= spans[k].end:
-                flagged[k] = 1.0
-        return 1.0 - (1.0 - np.asarray(probs, float)) * (1.0 - self.cfg.analyser_prob * flagged)
+    @staticmethod
+    def _model_finding(hot: int, lines: list[str], text: str, p: float) -> Finding:
+        """A finding for a step that the model alone drove: the CWE family its words suggest."""
+        cwe = next((c for rx, c in _HINTS if rx.search(lines[hot - 1] if 0 < hot <= len(lines) else "")), None)
+        cwe = cwe or next((c for rx, c in _HINTS if rx.search(text)), 0)
+        what = CWE_INFO.get(cwe, "Risky pattern") if cwe else "The model scores this step as risky"
+        return Finding(hot, cwe, "codeprm:model", f"{what} (model, step risk {p:.2f}; no analyser rule matched)",
+                       "model", confident=False)
 
     def file_risk(self, code: str, fuse: bool | None = None) -> float:
         """Aggregate risk of ``code`` (model alone, or fused with the analysers); for evaluation."""
         code = self._check(code)
         spans = split_steps(code, self.cfg.max_step_lines)
         probs, _ = self.model_risks(code, spans)
-        if self.cfg.fuse_analysers if fuse is None else fuse:
-            probs = self.fuse(probs, spans, self.analyse([code])[0])
-        return aggregate(probs, self.cfg)[0]
+        use = self.cfg.fuse_analysers if fuse is None else fuse
+        found = self.analyse([code])[0] if use else []
+        return aggregate(self._fused(probs, spans, found, use)[0], self.cfg)[0]
 
     # ------------------------------------------------------------------ ranking
     def rank(self, prefix: str, candidates: list[str], analysers: bool = True) -> list[dict]:
@@ -431,7 +428,8 @@ class CodePRM:
         ratio (share of its k least safe steps that are safe, ``aggregation.topk_safe_ratio``),
         ties broken by the soft minimum of the s_i (``aggregation.softmin_safety``, the
         ``reward``). A candidate whose prefix + candidate does not parse is marked
-        (``parses=False``) and ranked after every one that does.
+        (``parses=False``) and ranked after every one that does. The whole request (prefix once
+        per candidate) is held to the scan's line cap.
 
         >>> prm = CodePRM.load()                                          # doctest: +SKIP
         >>> prm.rank("import subprocess\\n", ["subprocess.run(cmd, shell=True)",
@@ -446,6 +444,11 @@ class CodePRM:
             raise InputError(f"{len(candidates)} candidates given; rank at most 64 at a time")
         base = prefix if (not prefix or prefix.endswith("\n")) else prefix + "\n"
         n_prefix = base.count("\n")
+        total = sum(n_prefix + (c.count("\n") + 1 if isinstance(c, str) else 0) for c in candidates)
+        if total > self.cfg.max_lines:
+            raise CodeTooLarge(f"ranking {len(candidates)} candidates after a {n_prefix:,}-line prefix scores "
+                               f"{total:,} lines; the limit is {self.cfg.max_lines:,} lines per request. "
+                               "Shorten the prefix or rank fewer candidates.")
         codes, parsed = [], []
         for i, cand in enumerate(candidates):
             if not isinstance(cand, str) or not cand.strip():
@@ -458,16 +461,16 @@ class CodePRM:
         for i, (cand, code, pa, fs) in enumerate(zip(candidates, codes, parsed, found)):
             spans = split_steps(code, self.cfg.max_step_lines)
             probs, _ = self.model_risks(code, spans)
-            if use:
-                probs = self.fuse(probs, spans, fs)
+            probs, flagged = self._fused(probs, spans, fs, use)
             own = [k for k, sp in enumerate(spans) if sp.end > n_prefix]
             p = probs[own] if own else probs[-1:]
             s = 1.0 - p
+            vul = aggregate(p, self.cfg)[0] >= self.cfg.threshold or bool(flagged[own].any() if own else False)
             out.append({"index": i, "candidate": cand, "parses": pa.syntax_error is None,
                         "topk_safe_ratio": topk_safe_ratio(s, self.cfg.top_k, 1.0 - self.cfg.step_threshold),
                         "reward": softmin_safety(s, self.cfg.tau), "mean_score": float(s.mean()),
                         "min_score": float(s.min()), "n_steps": len(p),
-                        "verdict": "vulnerable" if aggregate(p, self.cfg)[0] >= self.cfg.threshold else "safe"})
+                        "verdict": "vulnerable" if vul else "safe"})
         out.sort(key=lambda d: (not d["parses"], -d["topk_safe_ratio"], -d["reward"], d["index"]))
         for k, d in enumerate(out):
             d["rank"] = k + 1
@@ -475,7 +478,7 @@ class CodePRM:
 
     def with_config(self, **changes) -> CodePRM:
         """A copy with some config fields changed (same weights)."""
-        return CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab, self.lm)
+        return CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab)
 
 
 _DEFAULT: dict[str, CodePRM] = {}
@@ -490,64 +493,3 @@ def default_prm(backend: str = "onnx") -> CodePRM:
     if backend not in _DEFAULT:
         _DEFAULT[backend] = CodePRM.load(backend)
     return _DEFAULT[backend]
-
-
-def parses(code: str) -> bool:
-    """True when ``code`` parses as Python (never run)."""
-    try:
-        compile(code, "<candidate>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        return True
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-
-
-def cut_at_statement(prefix: str, text: str) -> tuple[str, bool]:
-    """The longest run of whole lines of a sampled continuation ``text`` after which
-    prefix + continuation parses (it ends at a statement boundary), and whether one was found;
-    when none parses, the text up to its last complete line, marked unparseable.
-
-    >>> cut_at_statement("def f(x):\\n", "    y = x + 1\\n    return y\\nprint(f(")
-    ('    y = x + 1\\n    return y', True)
-    """
-    base = prefix if (not prefix or prefix.endswith("\n")) else prefix + "\n"
-    lines = text.splitlines()
-    if len(lines) > 1 and not text.endswith("\n"):
-        lines = lines[:-1]  # the last line was cut by the token budget
-    for n in range(len(lines), 0, -1):
-        cand = "\n".join(lines[:n]).rstrip()
-        if cand.strip() and parses(base + cand + "\n"):
-            return cand, True
-    return ("\n".join(lines).rstrip() or text.rstrip()), False
-
-
-def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[dict]:
-    """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone), each
-    cut at a statement boundary (:func:`cut_at_statement`): ``{"text", "parses"}`` per sample.
-
-    Plain-text completion of the code (no chat template), temperature 0.8, seeded.
-
-    >>> sample_candidates("import os\\n", n=2)                          # doctest: +SKIP
-    [{'text': ..., 'parses': True}, ...]
-    """
-    import torch
-
-    from engines.common.backbone import load_backbone
-
-    if not isinstance(prefix, str) or not prefix.strip():
-        raise InputError("give a code prefix to continue")
-    if not 1 <= int(n) <= 8:
-        raise InputError("sample between 1 and 8 candidates")
-    if not 4 <= int(max_new_tokens) <= 256:
-        raise InputError("max_new_tokens must lie in 4..256")
-    bb = load_backbone()
-    ids = bb.tokenizer(prefix[-4000:], return_tensors="pt")["input_ids"].to(bb.device)
-    torch.manual_seed(seed)
-    with torch.inference_mode():
-        out = bb.model.generate(ids, do_sample=True, temperature=0.8, top_p=0.95, max_new_tokens=int(max_new_tokens),
-                                num_return_sequences=int(n), pad_token_id=bb.tokenizer.eos_token_id)
-    cands = []
-    for row in out:
-        text = bb.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True)
-        cut, ok = cut_at_statement(prefix, text)
-        cands.append({"text": cut or "pass", "parses": ok})
-    return cands

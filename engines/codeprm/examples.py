@@ -112,41 +112,40 @@ _EXAMPLES: dict[str, str] = {
         '    return client.login("admin", password)\n'
     ),
     'CWE-22 vulnerable': (
-        'import os\n'
-        'from flask import request\n'
+        'import tarfile\n'
         '\n'
         '\n'
-        'def run_job_raw(base):\n'
-        '    name = request.args.get("file")\n'
-        '    with open(os.path.join(base, name)) as fh:\n'
-        '        return fh.read()\n'
+        'def unpack_upload(upload, dest):\n'
+        '    with tarfile.open(upload) as tar:\n'
+        '        tar.extractall(dest)\n'
     ),
     'CWE-22 fixed': (
-        'import os\n'
-        'from flask import request\n'
+        'import tarfile\n'
         '\n'
         '\n'
-        'def run_job_raw(base):\n'
-        '    name = request.args.get("file")\n'
-        '    with open(os.path.join(base, os.path.basename(name))) as fh:\n'
-        '        return fh.read()\n'
+        'def unpack_upload(upload, dest):\n'
+        '    with tarfile.open(upload) as tar:\n'
+        '        tar.extractall(dest, filter="data")\n'
     ),
     'CWE-79 vulnerable': (
         'from flask import request\n'
+        'from jinja2 import Environment\n'
         '\n'
         '\n'
         'def run_job_arg():\n'
-        '    query = request.args.get("q", "")\n'
-        '    return "<h1>Results for " + query + "</h1>"\n'
+        '    env = Environment(autoescape=False)\n'
+        '    page = env.from_string("<h1>Results for {{ q }}</h1>")\n'
+        '    return page.render(q=request.args.get("q", ""))\n'
     ),
     'CWE-79 fixed': (
         'from flask import request\n'
+        'from jinja2 import Environment, select_autoescape\n'
         '\n'
         '\n'
         'def run_job_arg():\n'
-        '    from markupsafe import escape\n'
-        '    query = escape(request.args.get("q", ""))\n'
-        '    return "<h1>Results for " + str(query) + "</h1>"\n'
+        '    env = Environment(autoescape=select_autoescape(default=True))\n'
+        '    page = env.from_string("<h1>Results for {{ q }}</h1>")\n'
+        '    return page.render(q=request.args.get("q", ""))\n'
     ),
     'CWE-611 vulnerable': (
         'import xml.etree.ElementTree as ET\n'
@@ -166,14 +165,14 @@ _EXAMPLES: dict[str, str] = {
         '    return root.attrib\n'
     ),
     'CWE-918 vulnerable': (
-        'import requests\n'
+        'import urllib.request\n'
         'from flask import request\n'
         '\n'
         '\n'
         'def parse_payload():\n'
         '    url = request.args.get("url")\n'
-        '    resp = requests.get(url, timeout=5)\n'
-        '    return resp.text\n'
+        '    with urllib.request.urlopen(url, timeout=5) as resp:\n'
+        '        return resp.read()\n'
     ),
     'CWE-918 fixed': (
         'import requests\n'

@@ -1,7 +1,7 @@
 """SARIF 2.1.0 export of scans (one run, one result per finding)."""
 from __future__ import annotations
 
-from engines.codeprm.labels import CWE_INFO
+from engines.codeprm.findings import CWE_INFO
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -42,7 +42,8 @@ def to_sarif(scans: list) -> dict:
                         "contextRegion": {"startLine": step.start_line, "endLine": step.end_line},
                     }}],
                     "properties": {"stepIndex": step.index, "stepScore": round(step.score, 6),
-                                   "stepRisk": round(step.risk, 6), "source": f.source},
+                                   "stepRisk": round(step.risk, 6), "source": f.source,
+                                   "driver": step.driver, "confident": f.confident},
                 })
     return {
         "$schema": SCHEMA,

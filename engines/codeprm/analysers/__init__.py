@@ -10,7 +10,7 @@ start, so it batches) and returns one list of :class:`Finding` per piece.
 """
 from __future__ import annotations
 
-from engines.codeprm.analysers.bandit import bandit_findings_batch
+from engines.codeprm.analysers.bandit import BANDIT_CWE, bandit_findings, bandit_findings_batch, bandit_raw
 from engines.codeprm.analysers.codeshield import AnalyserUnavailable, codeshield_findings
 from engines.codeprm.findings import Finding
 
@@ -36,5 +36,5 @@ def run_analysers(codes: list[str], names: tuple[str, ...] = ANALYSERS) -> list[
     return [sorted(fs, key=lambda f: (f.line, f.source, f.rule)) for fs in out]
 
 
-__all__ = ["ANALYSERS", "AnalyserUnavailable", "Finding", "bandit_findings_batch", "codeshield_findings",
-           "run_analysers"]
+__all__ = ["ANALYSERS", "BANDIT_CWE", "AnalyserUnavailable", "Finding", "bandit_findings", "bandit_findings_batch",
+           "bandit_raw", "codeshield_findings", "run_analysers"]
