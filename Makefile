@@ -52,8 +52,13 @@ test-fast: $(DEV_STAMP)
 
 # ---- one target per job. Data pipelines write data/ (git-ignored), training scripts write
 # assets/<engine>/, benchmarks write benchmarks/results/<name>.json (tables: benchmarks/RESULTS.md).
+# the real-code corpus (installed packages; then the fix-pair repositories' snapshots, fetched
+# beside the checkout as MIRRORS) with analyser labels, and the fix pairs (evals/codeprm/FIX_PAIRS.md)
+MIRRORS ?= ../mirrors
 data-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) -m evals.codeprm.dataset
+	nice -n 10 $(PYRUN) -m evals.codeprm.corpus
+	nice -n 10 $(PYRUN) -m evals.codeprm.fix_pairs_build --mirrors $(MIRRORS)
+	nice -n 10 $(PYRUN) -m evals.codeprm.corpus --repos $(MIRRORS)
 
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
 data-guardrail: $(RUN_STAMP)
@@ -61,10 +66,9 @@ data-guardrail: $(RUN_STAMP)
 	$(PYRUN) -m evals.guardrail.labels_v2 --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 
-# the LM-backed step head on real fix pairs (data/codeprm/fix_pairs.jsonl), then the fast path distilled from it
+# the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/codeprm_train_lm.py
-	nice -n 10 $(PYRUN) scripts/codeprm_distill.py
+	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
 train-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev
@@ -82,8 +86,7 @@ bench-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/guardrail_baselines.py
 
 bench-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) benchmarks/codeprm_pairs.py
-	nice -n 10 $(PYRUN) benchmarks/codeprm_eval.py
+	nice -n 10 $(PYRUN) benchmarks/codeprm_families.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
 
 bench-bandits: $(RUN_STAMP)

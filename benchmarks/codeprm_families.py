@@ -49,7 +49,7 @@ def fused_vs_best(table: dict) -> dict[str, dict]:
         vals = [table[m][k] for m in SINGLE if not np.isnan(table[m][k])]
         if not vals or np.isnan(fu[k]):
             continue
-        if k == "clean_flag_rate":
+        if k in ("clean_flag_rate", "clean_prefix_flag_rate"):
             out[k] = {"fused": fu[k], "best_single": min(vals), "ok": fu[k] <= 0.05}
         else:
             best = max(vals) if hi else min(vals)
@@ -86,10 +86,12 @@ def main() -> int:
     cmp = fused_vs_best(ev["methods"])
     mo = ev["methods"]["model alone"]
     res = {**run_header(), "command": "python benchmarks/codeprm_families.py", "split": "test",
-           "threshold_fused": prm.cfg.threshold, "model_weight": prm.cfg.model_weight, "threshold_model": solo_t,
+           "threshold_fused": prm.cfg.threshold, "model_weight": prm.cfg.model_weight,
+           "prefix_model_weight": prm.cfg.prefix_model_weight, "threshold_model": solo_t,
            "counts": ev["counts"], "methods": ev["methods"], "fused_vs_best_single_analyser": cmp,
            "bars": {"fused_ge_best_single_analyser_on_every_family": all(v["ok"] for v in cmp.values()),
                     "clean_flag_rate_le_5pct": ev["methods"]["fused"]["clean_flag_rate"] <= 0.05,
+                    "clean_prefix_flag_rate_le_5pct": ev["methods"]["fused"]["clean_prefix_flag_rate"] <= 0.05,
                     "model_prefix_line_auroc_ge_0.85": mo["prefix_line_auroc"] >= 0.85,
                     "model_small_diff_ranking_ge_0.70": mo["small_diff_ranking"] >= 0.70}}
     res["speed"] = speed(CodePRM.load("onnx"), [c.text for c in fam.clean[:400]])

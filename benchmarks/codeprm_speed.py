@@ -7,7 +7,7 @@ setting is timed `--repeats` times over the whole corpus; we report the median a
 (min..max). Settings, all in one run:
 - model only through onnxruntime (lexing + step split + ORT): the bar (>= 2,000 lines/s),
 - model only through torch, same inputs,
-- full `scan` (model + bandit in-process + taint labeller) through onnxruntime,
+- full `scan` (model + bandit in-process + CodeShield via semgrep + fusion) through onnxruntime,
 - the SmolLM2-135M backbone alternative: one forward pass over 512-token windows (random
   weights of the same architecture, so only speed is measured), no head at all: an upper bound
   on what a SmolLM2-hidden-state scorer could reach here.
@@ -75,7 +75,7 @@ def main() -> None:
     lex_only = timed(lambda: [featurize(t, onnx.cfg, onnx.lexer) for t in files], args.repeats)
     for name, fn in [("featurize only (lex + steps)", None), ("model only, onnxruntime", model_only(onnx)),
                      ("model only, torch", model_only(pt)),
-                     ("full scan (model + bandit + taint), onnxruntime",
+                     ("full scan (model + bandit + CodeShield), onnxruntime",
                       lambda: [onnx.scan(t) for t in files])]:
         ts = lex_only if fn is None else timed(fn, args.repeats if "full" not in name else max(1, args.repeats // 2))
         res["settings"][name] = {"median_s": statistics.median(ts), "min_s": min(ts), "max_s": max(ts),

@@ -259,11 +259,12 @@ RANK_CANDIDATES = f'''    return subprocess.check_output("tar czf out.tgz " + na
 def build() -> None:
     """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown(
-        "Paste or stream Python; a learned model scores each **step** (blank-line blocks, cut at statements) for "
-        "security in the context of the code before it: a small causal code model distilled from a scorer that reads "
-        "SmolLM2-135M's hidden states, trained on real vulnerability fixes from the PyPA advisory database. bandit and "
-        "Meta's CodeShield rules (semgrep) name the CWE as a second opinion, and the soft minimum of the step scores "
-        "(T = 0.1) gives the verdict, for full or partial code. The code is parsed, never run. "
+        "Paste or stream Python; each **step** (blank-line blocks, cut at statements) is scored for security in the "
+        "context of the code before it. bandit and Meta's CodeShield rules (semgrep) find known weaknesses: a confident "
+        "finding flags its step. A small causal code model, trained on analyser labels of real code and on real "
+        "vulnerability fixes (PyPA advisory database), adds risk where the analysers are silent or cannot parse the code "
+        "(unfinished prefixes); the findings table says which of the two flagged each step. The soft minimum of the "
+        "step scores (T = 0.1) gives the verdict, for full or partial code. The code is parsed, never run. "
         "(SecCodePRM, arXiv 2602.10418.)")
     state = gr.State(None)
     with gr.Row():

@@ -176,13 +176,15 @@ def code_scan(code: str, partial: bool = False) -> str:
         partial: true when the code is an unfinished prefix (a syntax error at its end is then expected).
 
     Returns:
-        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe, rule, message, source), drivers (1-based steps that drove the verdict), syntax_error.
+        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe, rule, message, source: bandit, codeshield or model, confident), flagged_steps (1-based step, lines, and what flagged it: analysers, model or both), drivers (1-based steps that drove the verdict), syntax_error.
     """
     from engines.codeprm import default_prm
 
     r = default_prm().scan(_text("code", code), partial=bool(partial))
     return _json({"verdict": r.verdict, "risk": round(float(r.risk), 4), "threshold": round(float(r.threshold), 4),
             "steps": len(r.steps), "findings": [f.to_dict() for f in r.findings],
+            "flagged_steps": [{"step": s.index + 1, "lines": [s.start_line, s.end_line], "flagged_by": s.driver}
+                              for s in r.steps if s.driver],
             "drivers": [i + 1 for i in r.drivers], "syntax_error": r.syntax_error})
 
 

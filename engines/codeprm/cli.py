@@ -1,5 +1,5 @@
 """``python -m engines.codeprm scan PATH [PATH ...] [--out results.sarif] [--json FILE]
-[--backend onnx|torch|lm] [--no-analysers] [--partial] [--ray [ADDRESS]]``.
+[--backend onnx|torch] [--no-analysers] [--partial] [--ray [ADDRESS]]``.
 
 Scans .py files (folders recursively, hidden ones left out), with a progress bar on stderr,
 prints one verdict line per file and SARIF 2.1.0. Without ``--out`` (or with ``--out -``) the
@@ -139,8 +139,8 @@ def parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", default=None,
                     help="write the SARIF to this file (replaced if it exists; default, or '-': stdout)")
     sc.add_argument("--json", dest="json_out", default=None, help="also write the scans as JSON here")
-    sc.add_argument("--backend", choices=["onnx", "torch", "lm"], default="onnx",
-                    help="onnx/torch: the fast path (distilled CNN); lm: SmolLM2 + step head (CUDA when present)")
+    sc.add_argument("--backend", choices=["onnx", "torch"], default="onnx",
+                    help="runtime of the step model: onnxruntime or torch")
     sc.add_argument("--no-analysers", action="store_true", help="the learned model alone (no bandit / CodeShield)")
     sc.add_argument("--partial", action="store_true", help="treat inputs as prefixes of unfinished code")
     sc.add_argument("--quiet", action="store_true", help="no progress bar")

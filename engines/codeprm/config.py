@@ -29,9 +29,11 @@ class PRMConfig:
         fuse_analysers: fuse the model's step risks with the analysers (bandit + CodeShield) as
             ``fusion.py`` describes: a confident analyser finding flags its step, the model adds
             risk where the analysers are silent; False = the model alone.
-        model_weight: weight w of the model's risk on steps without a confident analyser finding
-            (0 = the analysers alone decide the verdict; chosen on dev by
+        model_weight: weight w of the model's risk on steps without a confident analyser finding,
+            in code that parses (0 = the analysers alone decide; chosen on dev by
             ``scripts/codeprm_train.py``, read from ``assets/codeprm/calibration.json``).
+        prefix_model_weight: the same weight in code that does not parse (an unfinished prefix,
+            where the analysers only see a repaired guess), chosen on dev separately.
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
         max_line_chars: longest single line accepted (minified or generated code is refused
@@ -54,6 +56,7 @@ class PRMConfig:
     step_threshold: float = 0.5
     fuse_analysers: bool = True
     model_weight: float = 1.0
+    prefix_model_weight: float = 1.0
     # --- limits ---
     max_lines: int = 20000
     max_chars: int = 1_000_000
@@ -76,7 +79,7 @@ class PRMConfig:
             raise ValueError(f"tau must be > 0, got {self.tau}")
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {self.top_k}")
-        for name in ("threshold", "step_threshold", "model_weight"):
+        for name in ("threshold", "step_threshold", "model_weight", "prefix_model_weight"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {v}")

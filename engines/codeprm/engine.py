@@ -254,7 +254,9 @@ class CodePRM:
         fuse = overrides.get("fuse_analysers", cfg_dict.get("fuse_analysers", True))
         cfg_dict.update(threshold=cal["fused" if fuse else "model"]["threshold"], aggregation="softmin",
                         tau=cal.get("tau", cfg_dict.get("tau", 0.1)),
-                        model_weight=cal["fused"].get("model_weight", cfg_dict.get("model_weight", 1.0)))
+                        model_weight=cal["fused"].get("model_weight", cfg_dict.get("model_weight", 1.0)),
+                        prefix_model_weight=cal["fused"].get("prefix_model_weight",
+                                                             cfg_dict.get("prefix_model_weight", 1.0)))
         cfg_dict.update(overrides)
         cfg = PRMConfig(**{k: v for k, v in cfg_dict.items() if k in PRMConfig.__dataclass_fields__})
         vocab = json.loads((d / "vocab.json").read_text()) if (d / "vocab.json").is_file() else None
@@ -350,13 +352,19 @@ class CodePRM:
                             "Python statements. Paste Python source code.")
         return parsed
 
-    def _fused(self, model_p: np.ndarray, spans: list[Span], found: list[Finding],
-               analysers: bool) -> tuple[np.ndarray, np.ndarray]:
+    def weight(self, parses: bool, analysers: bool = True) -> float:
+        """The model's weight in the fusion: for code that parses, or for code that does not."""
+        if not (analysers and self.cfg.fuse_analysers):
+            return 1.0
+        return self.cfg.model_weight if parses else self.cfg.prefix_model_weight
+
+    def _fused(self, model_p: np.ndarray, spans: list[Span], found: list[Finding], analysers: bool,
+               parses: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Fused step risks and the confident-finding flag of each step (``fusion.py``)."""
         if not (analysers and self.cfg.fuse_analysers):
             return np.asarray(model_p, float), np.zeros(len(spans))
         flagged = flagged_steps(spans, found)
-        return fuse_steps(model_p, flagged, self.cfg.model_weight), flagged
+        return fuse_steps(model_p, flagged, self.weight(parses)), flagged
 
     def scan(self, code: str, partial: bool = False, path: str = "snippet.py", analysers: bool = True) -> ScanResult:
         """Score every step of ``code`` and give the verdict.
@@ -378,10 +386,12 @@ class CodePRM:
         spans = split_steps(code, self.cfg.max_step_lines)
         model_p, hot = self.model_risks(code, spans)
         found = self.analyse([code], [parsed])[0] if analysers else []
-        probs, flagged = self._fused(model_p, spans, found, analysers)
+        parses = parsed.syntax_error is None
+        probs, flagged = self._fused(model_p, spans, found, analysers, parses)
         risk, weights = aggregate(probs, self.cfg)
-        weight = self.cfg.model_weight if (analysers and self.cfg.fuse_analysers) else 1.0
-        why = step_drivers(model_p, flagged, weight, self.cfg.step_threshold)
+        why = step_drivers(model_p, flagged, self.weight(parses, analysers), min(self.cfg.step_threshold, self.cfg.threshold))
+        if risk < self.cfg.threshold:  # a safe file: the model flagged no step (only confident findings flag)
+            why = [w if w.startswith("analysers") else "" for w in why]
         syntax_error = parsed.syntax_error
         if syntax_error is not None and partial and (parsed.repairable or repair(code) is not None):
             syntax_error = None
@@ -416,8 +426,9 @@ class CodePRM:
         spans = split_steps(code, self.cfg.max_step_lines)
         probs, _ = self.model_risks(code, spans)
         use = self.cfg.fuse_analysers if fuse is None else fuse
-        found = self.analyse([code])[0] if use else []
-        return aggregate(self._fused(probs, spans, found, use)[0], self.cfg)[0]
+        parsed = parse_once(code)
+        found = self.analyse([code], [parsed])[0] if use else []
+        return aggregate(self._fused(probs, spans, found, use, parsed.syntax_error is None)[0], self.cfg)[0]
 
     # ------------------------------------------------------------------ ranking
     def rank(self, prefix: str, candidates: list[str], analysers: bool = True) -> list[dict]:
@@ -461,7 +472,7 @@ class CodePRM:
         for i, (cand, code, pa, fs) in enumerate(zip(candidates, codes, parsed, found)):
             spans = split_steps(code, self.cfg.max_step_lines)
             probs, _ = self.model_risks(code, spans)
-            probs, flagged = self._fused(probs, spans, fs, use)
+            probs, flagged = self._fused(probs, spans, fs, use, pa.syntax_error is None)
             own = [k for k, sp in enumerate(spans) if sp.end > n_prefix]
             p = probs[own] if own else probs[-1:]
             s = 1.0 - p

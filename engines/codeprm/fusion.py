@@ -58,14 +58,15 @@ def fuse_steps(model_risk, flagged, model_weight: float) -> np.ndarray:
 
 
 def drivers(model_risk, flagged, model_weight: float, step_threshold: float) -> list[str]:
-    """What drove each step: the analysers, the model (its weighted risk at or above the step
-    threshold), both, or nothing.
+    """What drove each step: the analysers, the model (its weighted risk at or above
+    ``step_threshold``: the scan passes the lower of the step and verdict thresholds, so a file
+    the model calls vulnerable always names a step), both, or nothing.
 
     >>> drivers([0.9, 0.9, 0.1], [1.0, 0.0, 0.0], 1.0, 0.5)
     ['analysers + model', 'model', '']
     """
     out = []
     for m, f in zip(np.asarray(model_risk, float), np.asarray(flagged, float)):
-        by_model = MODEL_CAP * model_weight * m >= step_threshold
+        by_model = MODEL_CAP * model_weight * m >= step_threshold and model_weight > 0
         out.append("analysers + model" if f and by_model else "analysers" if f else "model" if by_model else "")
     return out

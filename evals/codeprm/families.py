@@ -9,7 +9,7 @@ Families (each on one split; dev picks thresholds and the model's weight, test i
 * ``small-diff pairs``: the fix pairs with one function, at most 10 changed lines and a CWE the
   analysers cover; the same two measures;
 * ``prefixes``: analyser-labelled lines in prefixes cut mid-function that do not parse (where
-  bandit sees nothing): line AUROC;
+  bandit sees nothing): line AUROC; and the share of the unlabelled prefixes flagged;
 * ``cyberseceval`` (test only): line AUROC on the shared CyberSecEval Python cases.
 
 Methods: each analyser alone, the analysers together (confident findings), the model alone and
@@ -50,21 +50,21 @@ class Code:
     findings: list[Finding]
     model: np.ndarray | None = None
     labels: set[int] = field(default_factory=set)  # labelled lines (prefix family)
-
-
-def analyse(texts: list[str]) -> list[list[Finding]]:
-    """bandit + CodeShield findings of each text, as the engine runs them (repair included)."""
-    out = [bandit_findings(t, parse_once(t).pieces) for t in texts]
-    for acc, cs in zip(out, codeshield_findings(texts)):
-        acc.extend(cs)
-    return out
+    parses: bool = True
 
 
 def make_codes(texts: list[str], cfg: PRMConfig) -> list[Code]:
-    return [Code(t, split_steps(t, cfg.max_step_lines), f) for t, f in zip(texts, analyse(texts))]
+    """Each text with its steps and its bandit + CodeShield findings, as the engine runs them
+    (one parse, repair included)."""
+    parsed = [parse_once(t) for t in texts]
+    out = [Code(t, split_steps(t, cfg.max_step_lines), bandit_findings(t, p.pieces), parses=p.syntax_error is None)
+           for t, p in zip(texts, parsed)]
+    for c, cs in zip(out, codeshield_findings(texts)):
+        c.findings.extend(cs)
+    return out
 
 
-def step_risks(method: str, c: Code, model_weight: float) -> np.ndarray:
+def step_risks(method: str, c: Code, cfg: PRMConfig) -> np.ndarray:
     """Per-step risks of one method on one piece of code."""
     fs = c.findings
     if method == "bandit":
@@ -77,11 +77,12 @@ def step_risks(method: str, c: Code, model_weight: float) -> np.ndarray:
         return flagged_steps(c.spans, fs)
     if method == "model alone":
         return np.asarray(c.model, float)
-    return fuse_steps(c.model, flagged_steps(c.spans, fs), model_weight)
+    w = cfg.model_weight if c.parses else cfg.prefix_model_weight
+    return fuse_steps(c.model, flagged_steps(c.spans, fs), w)
 
 
 def file_risk(method: str, c: Code, cfg: PRMConfig) -> float:
-    return aggregate(step_risks(method, c, cfg.model_weight), cfg)[0] if c.spans else 0.0
+    return aggregate(step_risks(method, c, cfg), cfg)[0] if c.spans else 0.0
 
 
 def flags(method: str, c: Code, cfg: PRMConfig, model_threshold: float) -> bool:
@@ -100,7 +101,7 @@ def line_auroc(method: str, codes: list[Code], cfg: PRMConfig) -> float:
 
     s, y = [], []
     for c in codes:
-        p = step_risks(method, c, cfg.model_weight)
+        p = step_risks(method, c, cfg)
         lines = c.text.splitlines()
         for k, sp in enumerate(c.spans):
             for ln in range(sp.start, sp.end + 1):
@@ -219,8 +220,10 @@ def evaluate(f: Families, cfg: PRMConfig, model_threshold: float, methods=METHOD
         ff = np.array([flags(m, x, cfg, model_threshold) for _, x, _ in f.pairs], bool)
         small = np.array([s for _, _, s in f.pairs], bool)
         cl = [flags(m, c, cfg, model_threshold) for c in f.clean]
+        cp = [flags(m, c, cfg, model_threshold) for c in f.prefixes if not c.labels]
         row = {
             "clean_flag_rate": float(np.mean(cl)) if cl else float("nan"),
+            "clean_prefix_flag_rate": float(np.mean(cp)) if cp else float("nan"),
             "fix_version_flag_rate": float(ff.mean()) if len(ff) else float("nan"),
             "pair_ranking": float(np.mean((vr > fr) + 0.5 * (vr == fr))) if len(vr) else float("nan"),
             "verdict_pairs": float(np.mean(vf & ~ff)) if len(vf) else float("nan"),
@@ -239,6 +242,6 @@ def evaluate(f: Families, cfg: PRMConfig, model_threshold: float, methods=METHOD
 
 
 # measure -> True when higher is better
-MEASURES = {"clean_flag_rate": False, "fix_version_flag_rate": False, "pair_ranking": True, "verdict_pairs": True,
+MEASURES = {"clean_flag_rate": False, "clean_prefix_flag_rate": False, "fix_version_flag_rate": False, "pair_ranking": True, "verdict_pairs": True,
             "small_diff_ranking": True, "small_diff_verdict_pairs": True, "prefix_line_auroc": True,
             "cse_line_auroc": True, "cse_prefix_line_auroc": True}
