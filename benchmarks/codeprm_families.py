@@ -79,7 +79,7 @@ def main() -> int:
     t0 = time.time()
     prm = CodePRM.load("torch")
     solo_t = CodePRM.load("onnx", fuse_analysers=False).cfg.threshold
-    fam = F.build("test", prm.cfg)
+    fam = F.build("test", prm.cfg, n_clean=10**6)  # every test-package function
     tr = _train_module()
     tr.score(prm.model, prm.cfg, prm.lexer, F.all_codes(fam))
     ev = F.evaluate(fam, prm.cfg, solo_t)
