@@ -100,7 +100,16 @@ def test_ctrl_c_stops_the_batch_and_returns_exactly_what_was_finished():
     assert rep.interrupted_line("file", "out/report.csv") == "interrupted after 2 of 4 files; out/report.csv covers those 2"
 
 
-def test_ctrl_c_is_held_while_an_output_is_written(tmp_path):
+@pytest.fixture
+def sigint_default():
+    """Python's own SIGINT handler, whatever this process inherited (a job started in the background
+    by a non-interactive shell ignores SIGINT)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_is_held_while_an_output_is_written(tmp_path, sigint_default):
     target = tmp_path / "out.bin"
     with pytest.raises(KeyboardInterrupt), interrupt_deferred():
         os.kill(os.getpid(), signal.SIGINT)  # arrives mid-write ...
