@@ -29,7 +29,6 @@ import numpy as np
 import torch
 
 from engines.codeprm.config import PRMConfig
-from engines.codeprm.engine import aggregate
 from engines.codeprm.model import StepScorer, export_onnx, featurize
 from engines.codeprm.steps import split_steps
 from engines.codeprm.tokens import Lexer, build_vocab

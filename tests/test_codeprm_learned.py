@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from engines.codeprm import CodePRM, NotPython
 from engines.codeprm.aggregation import softmin_safety, softmin_weights, topk_safe_ratio
 from engines.codeprm.analysers import codeshield_findings, run_analysers
-from engines.codeprm.sampling import cut_at_statement
 from engines.codeprm.model import featurize
+from engines.codeprm.sampling import cut_at_statement
 from engines.codeprm.steps import split_steps
 from engines.common.errors import InputError, ShowcaseError
 from evals.codeprm.step_labels import changed_lines, risky_steps

@@ -4,6 +4,7 @@
 >>> len(split_steps("a = 1\\n\\nb = 2\\n"))
 2
 """
+from engines.codeprm.analysers import run_analysers
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.engine import (
     CodePRM,
@@ -15,7 +16,6 @@ from engines.codeprm.engine import (
     aggregate,
     default_prm,
 )
-from engines.codeprm.analysers import run_analysers
 from engines.codeprm.examples import examples
 from engines.codeprm.findings import CWE_INFO, Finding
 from engines.codeprm.sampling import sample_candidates

@@ -10,8 +10,16 @@ start, so it batches) and returns one list of :class:`Finding` per piece.
 """
 from __future__ import annotations
 
-from engines.codeprm.analysers.bandit import BANDIT_CWE, bandit_findings, bandit_findings_batch, bandit_raw
-from engines.codeprm.analysers.codeshield import AnalyserUnavailable, codeshield_findings
+from engines.codeprm.analysers.bandit import (
+    BANDIT_CWE,
+    bandit_findings,
+    bandit_findings_batch,
+    bandit_raw,
+)
+from engines.codeprm.analysers.codeshield import (
+    AnalyserUnavailable,
+    codeshield_findings,
+)
 from engines.codeprm.findings import Finding
 
 ANALYSERS = ("bandit", "codeshield")
