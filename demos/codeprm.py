@@ -92,11 +92,11 @@ def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) ->
 
 def _verdict_md(scan: dict) -> str:
     v = scan["verdict"]
-    head = f"### {'🔴 VULNERABLE' if v == 'vulnerable' else '🟢 SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
+    head = f"### {'VULNERABLE' if v == 'vulnerable' else 'SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
     parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
                     f"aggregation: {scan['aggregation']} (risk in [0, 1], unitless probability-like score).")]
     if scan.get("syntax_error"):
-        parts.append(f"⚠️ The code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
+        parts.append(f"**Note:** the code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
                      "would be. Tick *partial code* if it is unfinished on purpose.")
     if scan["drivers"]:
         d = [scan["steps"][i] for i in scan["drivers"]]
@@ -140,7 +140,7 @@ def load_example(name: str) -> str:
 def _cleared(message: str):
     """Outputs of a scan that did not happen: the message instead of a verdict, everything else
     emptied (so a previous verdict never stays on screen next to new code)."""
-    return (f"### ⚠️ {message}", None, "", [], None, None, None, gr.update(maximum=2, value=1, interactive=False),
+    return (f"### Not scanned: {message}", None, "", [], None, None, None, gr.update(maximum=2, value=1, interactive=False),
             "")
 
 
@@ -276,7 +276,7 @@ def build() -> None:
                 scan_btn = gr.Button("Scan", variant="primary")
         with gr.Column(scale=2):
             verdict = gr.Markdown()
-            plot = gr.Image(format="png", label="Step risk", type="numpy", interactive=False)
+            plot = gr.Image(format="png", label="Step risk", show_label=False, type="numpy", interactive=False)
             # one file per row: side by side, the file names were cut short
             json_file = gr.File(label="JSON (codeprm-scan.json)")
             sarif_file = gr.File(label="SARIF 2.1.0 (codeprm-scan.sarif)")
