@@ -97,7 +97,7 @@ def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
     page.get_by_text("CWE-78").first.wait_for(timeout=30_000)
     # the findings table says what flagged each step (the analysers here: bandit and CodeShield)
     page.get_by_text("step flagged by").first.wait_for(timeout=30_000)
-    page.get_by_role("cell", name=re.compile(r"^analysers")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"^analysers( \+ model)?$")).first.wait_for(timeout=30_000)
     page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
 
 
