@@ -389,7 +389,8 @@ class CodePRM:
         parses = parsed.syntax_error is None
         probs, flagged = self._fused(model_p, spans, found, analysers, parses)
         risk, weights = aggregate(probs, self.cfg)
-        why = step_drivers(model_p, flagged, self.weight(parses, analysers), min(self.cfg.step_threshold, self.cfg.threshold))
+        why = step_drivers(model_p, flagged, self.weight(parses, analysers),
+                           min(self.cfg.step_threshold, self.cfg.threshold))
         if risk < self.cfg.threshold:  # a safe file: the model flagged no step (only confident findings flag)
             why = [w if w.startswith("analysers") else "" for w in why]
         syntax_error = parsed.syntax_error
