@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import warnings
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -19,8 +20,10 @@ from engines.common import online_host  # noqa: E402
 os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")
 
 import gradio as gr  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
 
 from demos import mcp_tools  # noqa: E402  (after the env set-up above)
+from demos.http_limits import RequestGuard, mcp_body_limit  # noqa: E402
 from demos.ui import APP_CSS  # noqa: E402
 from demos.ui import guard_inputs  # noqa: E402
 
@@ -66,29 +69,28 @@ def build_app() -> gr.Blocks:
             for label, mod in available_tabs():
                 with gr.Tab(label, id=label.lower().replace(" ", "-")):
                     mod.build()
-        ui_endpoints_not_tools(demo)
         mcp_tools.register()
     guard_inputs(demo)
     demo.queue(default_concurrency_limit=2, max_size=32)
     return demo
 
 
-def ui_endpoints_not_tools(demo: gr.Blocks) -> None:
-    """Keep the tabs' callbacks (the browser's and gradio_client's endpoints, names unchanged) out
-    of the MCP tool list, which holds only ``demos.mcp_tools``: those take data, never a path or a
-    URL. Gradio reads an endpoint's MCP role from ``fn._mcp_type`` (what ``gr.mcp.tool``,
-    ``resource`` and ``prompt`` set); "ui" is none of them, so list_tools skips it."""
-    for block_fn in demo.fns.values():
-        if block_fn.fn is not None and not hasattr(block_fn.fn, "_mcp_type"):
-            block_fn.fn._mcp_type = "ui"
-
-
 def launch_options() -> dict:
-    """Look, error and upload settings for ``launch`` (Gradio 6 takes theme and CSS there, not in Blocks)."""
-    return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False, "max_file_size": MAX_UPLOAD}
+    """Look, error, upload and request settings for ``launch`` (Gradio 6 takes theme and CSS there).
+
+    ``RequestGuard`` caps every request body before Gradio parses it and lets only the tools of
+    ``demos.mcp_tools`` run over MCP (the tabs' endpoints keep their names for the browser and
+    gradio_client); ``mcp_body_limit`` lifts the MCP library's 4 MiB cap to fit a 16 MiB image.
+    See ``demos.http_limits``.
+    """
+    guard = Middleware(RequestGuard, allowed_tools=mcp_tools.tool_names())
+    return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False, "max_file_size": MAX_UPLOAD,
+            "app_kwargs": {"middleware": [guard], "lifespan": mcp_body_limit()}}
 
 
 def main() -> None:
+    # Gradio warns about the tabs' gr.State inputs as if they were MCP tools; they are not (RequestGuard).
+    warnings.filterwarnings("ignore", message="This MCP server includes a tool that has a gr.State input")
     demo = build_app()
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

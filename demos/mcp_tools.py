@@ -18,11 +18,13 @@ import json
 import gradio as gr
 import numpy as np
 
+from demos.http_limits import MAX_IMAGE_MIB
 from demos.ui import number
 from engines.common import InputError, gpu
 
-#: Largest image a tool decodes (bytes after base64 decoding).
-MAX_IMAGE_BYTES = 16 * 2**20
+#: Largest image a tool decodes (bytes after base64 decoding); the MCP body cap fits it
+#: (``demos.http_limits.MCP_MAX_BODY``).
+MAX_IMAGE_BYTES = MAX_IMAGE_MIB * 2**20
 #: Longest code, prompt or reply a tool accepts (characters).
 MAX_TEXT_CHARS = 100_000
 
@@ -258,6 +260,16 @@ TOOLS = [
     (code_rank, "tool_code_rank"),
     (bandit_simulate, "tool_bandit_simulate"),
 ]
+
+
+def tool_names() -> list[str]:
+    """The MCP tool names as clients see them: the function names, prefixed with the Space's name
+    on a Hugging Face Space (as Gradio names them there). Only these may run over MCP."""
+    from gradio.utils import get_space
+
+    space = get_space()
+    prefix = space.split("/")[-1] + "_" if space else ""
+    return [prefix + fn.__name__ for fn, _ in TOOLS]
 
 
 def register() -> None:

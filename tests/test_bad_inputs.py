@@ -3,6 +3,8 @@ lone surrogates, megabyte-long choices, undecodable and oversized images) and mu
 clear, short message, never an empty one, within seconds."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evals.hardening import call, upload, write_image
@@ -154,3 +156,48 @@ def test_oversized_upload_is_refused(running_app, tmp_path):
     with pytest.raises(httpx.HTTPStatusError) as err:
         upload(running_app, big)
     assert err.value.response.status_code == 413
+
+
+def _raw_post(base: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    """POST over a bare socket (the declared Content-Length need not match what is sent);
+    returns the status code and the response body."""
+    import socket
+    from urllib.parse import urlsplit
+
+    u = urlsplit(base)
+    head = "".join(f"{k}: {v}\r\n" for k, v in {"host": u.netloc, "connection": "close", **headers}.items())
+    with socket.create_connection((u.hostname, u.port), timeout=30) as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\n{head}\r\n".encode() + body)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.slow
+def test_api_call_body_over_the_cap_is_refused_before_parsing(running_app):
+    """``/gradio_api/call`` refuses a body just over the 24 MiB cap with 413 and a message naming the
+    cap: declared in Content-Length (answered with only 1 KB of the body sent, so nothing was read
+    or parsed), or streamed without a length (refused while counting, 1 MiB chunks)."""
+    import httpx
+
+    from demos.http_limits import API_MAX_BODY
+
+    status, body = _raw_post(running_app, "/gradio_api/call/codeprm_scan",
+                             {"content-type": "application/json", "content-length": str(API_MAX_BODY + 1)},
+                             b'{"data": ["' + b"x" * 1000)
+    assert status == 413
+    assert "API calls take at most 24 MiB" in json.loads(body)["detail"]
+
+    def stream():
+        yield b'{"data": ["'
+        for _ in range(API_MAX_BODY // 2**20):
+            yield b"x" * 2**20
+        yield b'", false]}'
+
+    r = httpx.post(f"{running_app}gradio_api/call/codeprm_scan", content=stream(),
+                   headers={"content-type": "application/json"}, timeout=60)
+    assert r.status_code == 413 and "at most 24 MiB" in r.json()["detail"]
+    # a body under the cap is parsed and run as before
+    assert call(running_app, "codeprm_scan", [GOOD_CODE, False]).ok

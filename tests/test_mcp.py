@@ -126,9 +126,10 @@ def test_schema_lists_the_tools(app_url):
         assert len(t["description"]) > 80
         props = t["inputSchema"]["properties"]
         assert props and all(p.get("description") for p in props.values()), t["name"]
-    # the tabs' endpoints keep their names for the browser and gradio_client, but are no tools
-    ui = {t["meta"]["endpoint_name"] for t in schema if t["meta"]["mcp_type"] != "tool"}
-    assert {"wm_load", "codeprm_scan", "bandits_run", "guardrail_score"} <= ui
+    # the tabs' endpoints keep their names for the browser and gradio_client, but MCP shows none
+    assert {t["name"] for t in schema} == TOOL_NAMES
+    narrowed = json.load(urllib.request.urlopen(f"{app_url}/gradio_api/mcp/schema?tools=code_scan,wm_load", timeout=30))
+    assert [t["name"] for t in narrowed] == ["code_scan"]
 
 
 async def _mcp_calls(url: str) -> tuple[set[str], dict, dict, dict]:
@@ -168,3 +169,60 @@ def test_mcp_client_lists_and_calls_tools(app_url):
         assert table[alg]["final_regret_std"] == pytest.approx(std, abs=1e-3)
         assert 0 < table[alg]["min"] <= table[alg]["final_regret_mean"] <= table[alg]["max"]
     assert bad.isError and "could not read the image" in bad.content[0].text
+
+
+def _noise_png_b64(width: int = 2048) -> str:
+    """A 2:1 panorama of noise as base64 PNG: at 2048 px wide the file is about 6.3 MB."""
+    import numpy as np
+    from PIL import Image
+
+    buf = io.BytesIO()
+    pixels = np.random.default_rng(3).integers(0, 256, (width // 2, width, 3), dtype=np.uint8)
+    Image.fromarray(pixels).save(buf, format="PNG", compress_level=1)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+async def _mcp_session_calls(url: str, calls: list[tuple[str, dict]]) -> list:
+    """Each (tool, arguments) called in turn in ONE client session; the results in order."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    async with streamablehttp_client(f"{url}/gradio_api/mcp/") as (read, write, _), \
+            ClientSession(read, write) as session:
+        await session.initialize()
+        return [await session.call_tool(name, args) for name, args in calls]
+
+
+@pytest.mark.slow
+def test_mcp_runs_only_the_listed_tools(app_url, tmp_path):
+    """A tab endpoint called by name over MCP is a tool error naming the tools; nothing runs (the
+    URL given as its file is never looked up), and the session goes on."""
+    wm_load, codeprm_scan, scan = asyncio.run(_mcp_session_calls(app_url, [
+        ("wm_load", {"path": "http://mcp-exfil-probe.invalid/x.png", "fit": "refuse"}),
+        ("codeprm_scan", {"code": "x = 1\n", "partial": False}),
+        ("code_scan", {"code": "x = eval(input())\n"}),
+    ]))
+    for refused, name in ((wm_load, "wm_load"), (codeprm_scan, "codeprm_scan")):
+        assert refused.isError
+        text = refused.content[0].text
+        assert text.startswith(f"unknown tool '{name}'") and "code_scan" in text and "\n" not in text
+    assert not scan.isError and json.loads(scan.content[0].text)["verdict"] == "vulnerable"
+
+
+@pytest.mark.slow
+def test_mcp_takes_a_6_mb_panorama_and_names_the_limit_past_it(app_url):
+    """The documented 16 MiB image fits the MCP request cap (22 MiB): a 6 MB PNG panorama is
+    verified (the library's own cap, 4 MiB, answered 413 and ended the session); a request over the
+    cap is a tool error naming it, and the same session then goes on."""
+    png = _noise_png_b64()
+    assert len(png) * 3 // 4 > 6_000_000
+    ok, big, after = asyncio.run(_mcp_session_calls(app_url, [
+        ("watermark_verify", {"image_base64": png, "key": "k"}),
+        ("watermark_verify", {"image_base64": "A" * (23 * 2**20), "key": "k"}),
+        ("code_scan", {"code": "x = 1\n"}),
+    ]))
+    assert not ok.isError, ok.content[0].text
+    assert json.loads(ok.content[0].text)["detected"] is False
+    assert big.isError and "at most 22 MiB per request" in big.content[0].text
+    assert "16 MiB" in big.content[0].text
+    assert not after.isError
