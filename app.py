@@ -83,7 +83,7 @@ def launch_options() -> dict:
     gradio_client); ``mcp_body_limit`` lifts the MCP library's 4 MiB cap to fit a 16 MiB image.
     See ``demos.http_limits``.
     """
-    guard = Middleware(RequestGuard, allowed_tools=mcp_tools.tool_names())
+    guard = Middleware(RequestGuard, allowed_tools=mcp_tools.tool_names(), check_call=mcp_tools.check_call)
     return {"theme": gr.themes.Soft(), "css": APP_CSS, "show_error": False, "max_file_size": MAX_UPLOAD,
             "app_kwargs": {"middleware": [guard], "lifespan": mcp_body_limit()}}
 

@@ -12,8 +12,9 @@ So every request passes here first:
 - API calls (any POST outside ``/gradio_api/upload`` and MCP) are refused with HTTP 413 and a
   one-line message past ``API_MAX_BODY``, from the Content-Length header or by counting the
   streamed bytes, before a byte is parsed.
-- MCP: a ``tools/call`` for a name that is not one of ``demos.mcp_tools``' tools is answered with a
-  tool error and never reaches Gradio; a body past ``MCP_MAX_BODY`` is answered with a tool error
+- MCP: a ``tools/call`` for a name that is not one of ``demos.mcp_tools``' tools, or with arguments
+  of the wrong JSON type (``check_call``), is answered with a tool error naming the tool or the
+  argument and never reaches Gradio; a body past ``MCP_MAX_BODY`` is answered with a tool error
   naming the limit (HTTP 200, so the session lives on). Every MCP request carries Gradio's own
   ``tools=`` selection, narrowed to the tools, so the list and the schema show them alone.
   ``mcp_body_limit`` (a lifespan) raises the library's 4 MiB cap to ``MCP_MAX_BODY``.
@@ -164,9 +165,10 @@ class RequestGuard:
     """ASGI middleware: body caps on every POST, the tool allow-list on MCP (see the module doc)."""
 
     def __init__(self, app: ASGIApp, allowed_tools: Collection[str], api_max_body: int = API_MAX_BODY,
-                 mcp_max_body: int = MCP_MAX_BODY):
+                 mcp_max_body: int = MCP_MAX_BODY, check_call: Callable[[str, object], str | None] | None = None):
         self.app = app
         self.allowed = frozenset(allowed_tools)
+        self.check_call = check_call
         self.api_max_body = api_max_body
         self.mcp_max_body = mcp_max_body
 
@@ -235,7 +237,8 @@ class RequestGuard:
         await self.app(scope, replay(body, receive), send)
 
     def _refused_call(self, body: bytes) -> tuple[object, str] | None:
-        """(id, message) when the body calls a tool that is not allowed (in a batch: the first)."""
+        """(id, message) when the body calls a tool that is not allowed, or calls one with arguments
+        that ``check_call`` refuses (in a batch: the first such call)."""
         try:
             parsed = json.loads(body)
         except ValueError:
@@ -247,6 +250,9 @@ class RequestGuard:
             name = params.get("name") if isinstance(params, dict) else None
             if name not in self.allowed:
                 return msg.get("id"), unknown_tool_message(name, self.allowed)
+            problem = self.check_call(name, params.get("arguments")) if self.check_call else None
+            if problem:
+                return msg.get("id"), problem
         return None
 
 

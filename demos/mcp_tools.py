@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import inspect
 import io
 import json
 
@@ -19,7 +20,7 @@ import gradio as gr
 import numpy as np
 
 from demos.http_limits import MAX_IMAGE_MIB
-from demos.ui import number
+from demos.ui import number, shorten, text
 from engines.common import InputError, gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding); the MCP body cap fits it
@@ -44,8 +45,9 @@ def _tool(fn):
     return wrapper
 
 
-def _decode_image(image_base64: str) -> np.ndarray:
-    """base64 (optionally a ``data:image/...;base64,`` URI) of a PNG/JPEG -> RGB uint8 panorama."""
+def _decode_image(image_base64: str) -> tuple[np.ndarray, list[str]]:
+    """base64 (optionally a ``data:image/...;base64,`` URI) of a PNG/JPEG -> RGB uint8 panorama and
+    the notices of what decoding changed (16-bit depth cut to 8, later GIF frames dropped, downscale)."""
     from engines.watermark import prepare_panorama
 
     if not isinstance(image_base64, str) or not image_base64.strip():
@@ -59,8 +61,7 @@ def _decode_image(image_base64: str) -> np.ndarray:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise InputError("image_base64 is not valid base64") from None
-    img, _ = prepare_panorama(io.BytesIO(data), fit="refuse")
-    return img
+    return prepare_panorama(io.BytesIO(data), fit="refuse")
 
 
 def _json(value) -> str:
@@ -69,11 +70,11 @@ def _json(value) -> str:
 
 
 def _text(name: str, value: str, limit: int = MAX_TEXT_CHARS) -> str:
-    if not isinstance(value, str):
-        raise InputError(f"{name} must be text")
-    if len(value) > limit:
-        raise InputError(f"{name} is {len(value):,} characters long; the limit is {limit:,}")
-    return value
+    """``value`` as text within ``limit`` characters; None, non-text and lone surrogates (which
+    would fail later as a raw codec error) are refused naming ``name``."""
+    if value is None:
+        raise InputError(f"{name}: give text")
+    return text(value, name, limit)
 
 
 @_tool
@@ -89,16 +90,16 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
         bits: payload size in bits: 64, 128 or 256 (PSNR floor 42 dB in each tier).
 
     Returns:
-        a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ssim (0-1), bits, min_margin, seconds, notes.
+        a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ssim (0-1), bits, min_margin, seconds, notes (what decoding changed, e.g. 16-bit depth cut to 8 bits or the first GIF frame only, then the embedder's notes).
     """
     from engines.watermark import WatermarkConfig, embed
 
     bits = number(bits, "bits", whole=True)
     if bits not in (64, 128, 256):
         raise InputError(f"bits={bits}: choose 64, 128 or 256")
-    if not isinstance(key, str) or not key:
+    if not _text("key", key, 1000):
         raise InputError("key is empty")
-    img = _decode_image(image_base64)
+    img, notes = _decode_image(image_base64)
     res = embed(img, _text("message", message, 256), key=key, config=WatermarkConfig(bits=int(bits)))
     from PIL import Image
 
@@ -106,7 +107,7 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
     Image.fromarray(res.image).save(buf, format="PNG")
     return _json({"image_png_base64": base64.b64encode(buf.getvalue()).decode(), "psnr_db": round(res.psnr, 3),
             "ssim": round(res.ssim, 5), "bits": len(res.bits), "min_margin": round(res.min_margin, 4),
-            "seconds": round(res.seconds, 2), "notes": res.notes})
+            "seconds": round(res.seconds, 2), "notes": notes + list(res.notes)})
 
 
 @_tool
@@ -121,19 +122,20 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
         bits: payload size used at embedding: 64, 128 or 256.
 
     Returns:
-        a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits_hex, seconds.
+        a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits_hex, seconds, notes (what decoding changed: 16-bit depth cut to 8 bits, first GIF frame only, downscaling).
     """
     from engines.watermark import WatermarkConfig, verify
 
     bits = number(bits, "bits", whole=True)
     if bits not in (64, 128, 256):
         raise InputError(f"bits={bits}: choose 64, 128 or 256")
-    if not isinstance(key, str) or not key:
+    if not _text("key", key, 1000):
         raise InputError("key is empty")
-    v = verify(_decode_image(image_base64), key=key, config=WatermarkConfig(bits=int(bits)))
+    img, notes = _decode_image(image_base64)
+    v = verify(img, key=key, config=WatermarkConfig(bits=int(bits)))
     return _json({"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": round(v.z, 4),
             "threshold": round(v.threshold, 4), "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(),
-            "seconds": round(v.seconds, 3)})
+            "seconds": round(v.seconds, 3), "notes": notes})
 
 
 @gpu
@@ -270,6 +272,55 @@ def tool_names() -> list[str]:
     space = get_space()
     prefix = space.split("/")[-1] + "_" if space else ""
     return [prefix + fn.__name__ for fn, _ in TOOLS]
+
+
+#: JSON type each Python annotation of a tool parameter takes, as named in a message.
+_JSON_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "int": ((int, float), "a number"), "float": ((int, float), "a number"), "str": ((str,), "text"),
+    "bool": ((bool,), "true or false"), "list[str]": ((list,), "a list of strings"),
+}
+
+
+def _json_kind(value: object) -> str:
+    """How a JSON value reads in a message: ``the text '200'``, ``null``, ``a list``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the text {shorten(value)}"
+    return {dict: "an object", list: "a list"}.get(type(value), shorten(value))
+
+
+def check_call(name: str, arguments: object) -> str | None:
+    """A one-line message naming the argument when ``arguments`` do not fit tool ``name`` (missing,
+    unknown, or of the wrong JSON type); None when they fit.
+
+    Runs before the MCP library's JSON-schema check, whose messages name no argument ("None is not
+    of type 'number'"). Ranges, whole numbers and lengths are the tools' own checks.
+    """
+    fns = {n: fn for n, (fn, _) in zip(tool_names(), TOOLS)}
+    fn = fns.get(name)
+    if fn is None:
+        return None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return f"{name}: the arguments must be a JSON object, not {_json_kind(arguments)}"
+    params = inspect.signature(inspect.unwrap(fn)).parameters
+    unknown = sorted(set(arguments) - set(params))
+    if unknown:
+        return f"{name}: unknown argument {shorten(unknown[0])}; it takes {', '.join(params)}"
+    for pname, p in params.items():
+        if pname not in arguments:
+            if p.default is inspect.Parameter.empty:
+                return f"{name}: {pname} is missing"
+            continue
+        value = arguments[pname]
+        types, what = _JSON_KINDS.get(str(p.annotation), ((object,), "a value"))
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            return f"{name}: {pname} must be {what}, not {_json_kind(value)}"
+    return None
 
 
 def register() -> None:

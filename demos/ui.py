@@ -223,7 +223,7 @@ def _label(block) -> str:
 def check_payload(block, payload):
     """Validate one raw input payload against its component (before Gradio converts it).
 
-    Numbers (Slider, Number) must be finite and within the component's range, choices (Radio,
+    Numbers (Slider, Number) must be JSON numbers (not text), finite and within the component's range, choices (Radio,
     Dropdown, CheckboxGroup) one of its choices, text (Textbox, Code) valid UTF-8 within its
     ``max_length``, check boxes true or false. Raises :class:`InputError` naming the label.
     """
@@ -231,6 +231,8 @@ def check_payload(block, payload):
     if isinstance(block, (gr.Slider, gr.Number)):
         if payload is None and isinstance(block, gr.Number):
             return
+        if isinstance(payload, str):  # Gradio's conversion would fail on it and name no field
+            raise InputError(f"{label}: {shorten(payload)} is text, not a number (send it without quotes)")
         number(payload, label, getattr(block, "minimum", None), getattr(block, "maximum", None))
     elif isinstance(block, gr.CheckboxGroup) or (isinstance(block, gr.Dropdown) and block.multiselect):
         if not getattr(block, "allow_custom_value", False):

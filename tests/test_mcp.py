@@ -226,3 +226,65 @@ def test_mcp_takes_a_6_mb_panorama_and_names_the_limit_past_it(app_url):
     assert big.isError and "at most 22 MiB per request" in big.content[0].text
     assert "16 MiB" in big.content[0].text
     assert not after.isError
+
+
+@pytest.mark.slow
+def test_mcp_argument_type_errors_name_the_argument(app_url):
+    """Wrong JSON types are tool errors naming the tool and the argument (not the JSON-schema text
+    "None is not of type 'number'"); a lone surrogate (which the mcp client cannot even send) is
+    named too, not a raw codec error."""
+    t_text, none_thr, missing = asyncio.run(_mcp_session_calls(app_url, [
+        ("bandit_simulate", {"T": "200"}),
+        ("guardrail_score", {"prompt": "hi", "response": "hello", "threshold": None}),
+        ("watermark_verify", {"key": "k"}),
+    ]))
+    expected = [(t_text, "bandit_simulate: T must be a number, not the text '200'"),
+                (none_thr, "guardrail_score: threshold must be a number, not null"),
+                (missing, "watermark_verify: image_base64 is missing")]
+    for res, message in expected:
+        assert res.isError and message in res.content[0].text, res.content[0].text
+        assert "is not of type" not in res.content[0].text
+    with pytest.raises(gr.Error, match="message is not valid UTF-8 text") as err:
+        mcp_tools.watermark_embed(_png_b64(), message="bad \ud800", key="k")
+    assert "codec" not in str(err.value)
+
+
+def _png48_bytes(width: int = 512) -> bytes:
+    """A 2:1 PNG with 16 bits per channel (48-bit RGB), written by hand (Pillow cannot write one)."""
+    import struct
+    import zlib
+
+    import numpy as np
+
+    h = width // 2
+    a = np.random.default_rng(0).integers(0, 65536, (h, width, 3)).astype(">u2")
+    raw = b"".join(b"\0" + a[y].tobytes() for y in range(h))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, h, 16, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def _gif_bytes(frames: int = 3, width: int = 512) -> bytes:
+    from PIL import Image
+
+    imgs = [Image.effect_noise((width, width // 2), 40 + 20 * i).convert("RGB") for i in range(frames)]
+    buf = io.BytesIO()
+    imgs[0].save(buf, format="GIF", save_all=True, append_images=imgs[1:])
+    return buf.getvalue()
+
+
+def test_deep_png_and_animated_gif_come_with_a_notice(tmp_path):
+    """A 48-bit PNG is cut to 8 bits per channel and an animated GIF to its first frame, and each says
+    so: in the tool's JSON notes and in the watermark tab's load text."""
+    from demos.watermark import load_panorama
+
+    for data, notice in ((_png48_bytes(), "16 bits per channel"), (_gif_bytes(), "only the first frame")):
+        out = json.loads(mcp_tools.watermark_verify(base64.b64encode(data).decode(), key="k"))
+        assert any(notice in n for n in out["notes"]), out["notes"]
+        path = tmp_path / ("deep.png" if data.startswith(b"\x89PNG") else "anim.gif")
+        path.write_bytes(data)
+        img, info = load_panorama(str(path), "refuse")
+        assert img.shape == (256, 512, 3) and "Notice:" in info and notice in info

@@ -383,17 +383,39 @@ def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float 
     raise AssertionError(kind)  # every name in ATTACKS is handled above
 
 
+def decode_notices(pil) -> list[str]:
+    """What decoding ``pil`` (an opened Pillow image) to 8-bit RGB drops without refusing it, for
+    the user to read: the low byte of 16-bit-per-channel colour (a 48-bit PNG, which Pillow opens
+    as 8-bit RGB) and every frame of an animation (GIF, APNG, WebP) but the first."""
+    notes = []
+    rawmodes = [str(t[3] if isinstance(t[3], str) else (t[3] or ("",))[0]) for t in (pil.tile or []) if len(t) > 3]
+    if any(";16" in r for r in rawmodes):
+        notes.append("the image has 16 bits per channel (48-bit colour); it was reduced to 8 bits per channel, "
+                     "as the watermark works on 8-bit RGB")
+    frames = getattr(pil, "n_frames", 1)
+    if getattr(pil, "is_animated", False) or frames > 1:
+        notes.append(f"the image is animated ({frames} frames); only the first frame is used")
+    return notes
+
+
 def load_image(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") -> np.ndarray:
+    """:func:`load_image_noted` without its notices (callers that show none)."""
+    return load_image_noted(source, max_pixels, max_size)[0]
+
+
+def load_image_noted(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") -> tuple[np.ndarray, list[str]]:
     """Decode an image file (path or file object) to uint8 ``H x W x 3`` RGB, refusing what the
-    watermark cannot use with :class:`ImageFormatError` saying what to change.
+    watermark cannot use with :class:`ImageFormatError` saying what to change; returns the pixels
+    and the notices of :func:`decode_notices` (what was dropped: 16-bit depth, later frames).
 
     The pixel count is read from the file header and checked against ``max_pixels`` BEFORE any
     pixel is decoded (a small PNG can hold a huge image). Grayscale, alpha and 16-bit/float
     images are refused (converting them silently would change the picture the user sees);
     ``max_size`` is the size the message names as the limit (default: the pixel count).
 
-    >>> load_image(example_path("forest")).shape
-    (512, 1024, 3)
+    >>> img, notes = load_image_noted(example_path("forest"))
+    >>> img.shape, notes
+    ((512, 1024, 3), [])
     """
     from PIL import Image
 
@@ -414,8 +436,9 @@ def load_image(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") 
             raise ImageFormatError("the image is grayscale; save it as RGB first")
         if mode in ("RGBA", "PA") or (mode == "P" and "transparency" in pil.info):
             raise ImageFormatError("the image has an alpha channel (transparency); flatten it to RGB first")
+        notes = decode_notices(pil)
         try:
-            return np.asarray(pil.convert("RGB"))
+            return np.asarray(pil.convert("RGB")), notes
         except Exception as exc:  # noqa: BLE001 - a truncated or corrupt body fails only here
             raise ImageFormatError(f"could not decode the image ({type(exc).__name__}); upload a PNG or JPEG") from None
 
@@ -425,7 +448,8 @@ def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tupl
 
     ``fit`` decides what happens to an image that is not 2:1: ``"refuse"`` (raise, naming the
     two options), ``"pad"`` (black bands to 2:1) or ``"resize"`` (stretch to 2:1). Images wider
-    than ``max_width`` are downscaled with a notice. Files are decoded by :func:`load_image`
+    than ``max_width`` are downscaled with a notice. Files are decoded by :func:`load_image_noted`
+    (its notices lead the list)
     (header pixel cap first; grayscale, RGBA/palette-with-alpha and 16-bit/float refused with a
     message saying how to convert them).
 
@@ -438,7 +462,10 @@ def prepare_panorama(source, fit: str = "refuse", max_width: int = 2048) -> tupl
     if fit not in ("refuse", "pad", "resize"):
         raise ImageFormatError(f"fit must be refuse, pad or resize, not {str(fit)[:40]!r}")
     notes: list[str] = []
-    arr = source if isinstance(source, np.ndarray) else load_image(source)
+    if isinstance(source, np.ndarray):
+        arr = source
+    else:
+        arr, notes = load_image_noted(source)
     if arr.ndim == 3 and arr.shape[2] == 3 and arr.dtype == np.uint8 and arr.shape[1] != 2 * arr.shape[0]:
         h, w = arr.shape[:2]
         side = max(w, 2 * h)  # width of the 2:1 result of padding or stretching
