@@ -94,7 +94,44 @@ def test_sweeps_over_corruption_and_horizon():
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_presets_fill_every_control(name):
     out = ui.load_preset(name)
-    assert len(out) == 14 and out[2] == 2000 and "Reproduces" in out[-1]
+    assert len(out) == 15 and out[2] == 2000 and "Reproduces" in out[-1]
+    assert out[13] in ("faithful", "fast")
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_runs_as_loaded(name):
+    """Issue #33: four presets left the mode at 'faithful' and Run refused them (about 25 min)."""
+    from engines.bandits import check_budget
+
+    *controls, _note = ui.load_preset(name)
+    cfg = ui._config(*controls, ui.EXPLORATIONS[0])
+    check_budget(cfg)                                   # raises InputError if Run would refuse
+    assert "main.py" not in _note and "strategic" not in _note  # words a reader understands
+
+
+def _component(demo, label):
+    return next(c["props"] for c in demo.config["components"] if c["props"].get("label") == label)
+
+
+def test_tab_opens_on_a_preset_that_matches_its_controls_and_says_adversarial():
+    with gr.Blocks() as demo:
+        ui.build()
+    preset = _component(demo, "Preset (paper figure)")["value"]
+    cfg = ui.preset_config(preset)
+    assert _component(demo, "delay regime")["value"] == cfg.delay
+    assert _component(demo, "T (rounds)")["value"] == cfg.T
+    assert _component(demo, "post-serving context y = phi(x)")["value"] == cfg.post_serving
+    shown = [c[0] for c in _component(demo, "delay regime")["choices"]]
+    assert "adversarial" in shown and "strategic" not in shown
+
+
+def test_sweep_over_c_on_a_post_serving_preset_is_not_refused():
+    """Issue #33: a fast 4-value sweep over C was estimated at about 9 min; it takes under one."""
+    from engines.bandits import estimate_seconds
+
+    *controls, _note = ui.load_preset("Fig. 2 post-serving (abs), stochastic delay")
+    cfg = ui._config(*controls, ui.EXPLORATIONS[0])
+    assert cfg.mode == "fast" and 4 * estimate_seconds(cfg) < ui.MAX_SECONDS
 
 
 def test_tab_builds_inside_blocks():
