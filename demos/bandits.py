@@ -66,6 +66,9 @@ EXPLORATIONS = ("constant 0.1 (reference)", "beta_t (not in the reference)")
 SWEEP_PARAMS = {"corruption budget C": "corruption_budget", "delay budget Lambda": "delay_budget",
                 "horizon T": "T", "delay std": "delay_std"}
 
+#: White pixel rows above each plot, where the image component's toolbar sits (it covered the
+#: top-right data and, with the label, the legend).
+TOOLBAR_MARGIN = 56
 #: Seeds a loaded preset runs (the paper's figures average 5 runs).
 PRESET_SEEDS = 5
 #: The preset the tab opens with; the controls start at its values.
@@ -95,12 +98,28 @@ def regret_plot(result) -> Image.Image:
     cfg = result.config
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret (utility units)")
-    ax.set_title(f"{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, phi={cfg.phi if cfg.post_serving else '-'}"
-                 f", delay={cfg.delay}, C={cfg.corruption_budget if cfg.corruption != 'none' else 0}"
-                 f", mode={cfg.mode}   (band: +/-1 std)", fontsize=9)
+    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
+    ax.set_title(f"Cumulative regret (mean, band +/-1 std)\n{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, "
+                 f"phi={cfg.phi if cfg.post_serving else '-'}, delay={delay}, "
+                 f"C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, mode={cfg.mode}",
+                 fontsize=9, loc="left")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return figure_to_image(fig)
+    _outside_legend(ax)
+    return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
+
+
+def _with_toolbar_room(path) -> Image.Image:
+    """A committed figure with TOOLBAR_MARGIN white rows on top, like the live plots."""
+    from PIL import ImageOps
+
+    with Image.open(path) as im:
+        return ImageOps.expand(im.convert("RGB"), border=(0, TOOLBAR_MARGIN, 0, 0), fill="white")
+
+
+def _outside_legend(ax) -> None:
+    """Legend to the right of the axes, at the bottom: it covers no data, and the image
+    component's toolbar (top right) and nothing else can cover it."""
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(1.01, 0.0), borderaxespad=0.0)
 
 
 def sweep_plot(sw, loglog: bool = False) -> Image.Image:
@@ -123,9 +142,10 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
                 ax.plot([], [], " ", label=f"{name}: slope {loglog_slope(x, sw.mean[name]):.2f}")
             except InputError:
                 pass
+    ax.set_title("Final regret vs the swept parameter (mean +/- 1 std)", fontsize=9, loc="left")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    return figure_to_image(fig)
+    _outside_legend(ax)
+    return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
 
 
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
@@ -266,7 +286,8 @@ def build() -> None:
         exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
     run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
-        plot = gr.Image(format="png", type="pil", label="cumulative regret (mean +/- 1 std)")
+        plot = gr.Image(format="png", type="pil", show_label=False, elem_id="bandits-regret-plot",
+                        label="cumulative regret (mean +/- 1 std)")
         with gr.Column():
             table = gr.Dataframe(headers=["rank", "algorithm", "final regret mean",
                                           "std", "min", "max"], label="final cumulative regret",
@@ -280,7 +301,9 @@ def build() -> None:
         values = gr.Textbox(value="0, 25, 50, 100", label="values (comma-separated)")
         sweep_btn = gr.Button("Run sweep", variant="secondary")
     with gr.Row():
-        sweep_img = gr.Image(format="png", type="pil", label="final regret vs parameter")
+        sweep_img = gr.Image(format="png", type="pil", show_label=False,  # title in the figure
+                             elem_id="bandits-sweep-plot",
+                             label="final regret vs parameter")
         sweep_table = gr.Dataframe(headers=["value", "algorithm", "mean", "std"],
                                    label="sweep results", interactive=False)
 
@@ -294,8 +317,10 @@ def build() -> None:
     if figs:
         with gr.Accordion("Measured results (figures from scripts/bandits_*.py, committed)",
                           open=False):
-            for f, cap in figs:
-                gr.Image(value=str(FIG_DIR / f), format="png", label=cap, interactive=False)
+            for f, cap in figs:  # caption above, not over, the committed figure
+                gr.Markdown(f"**{cap}**")
+                gr.Image(value=_with_toolbar_room(FIG_DIR / f), format="png", label=cap,
+                         show_label=False, interactive=False)
 
     controls = [d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                 corruption_budget, algorithms, baselines_ps, mode, exploration]

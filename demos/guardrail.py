@@ -214,7 +214,10 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 
-Y_TITLE = "risk as log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9 = 0.999"
+#: The y-axis title must fit the plot's height (the long form was cut to "...0 = p 0.5, 2..."); the
+#: log-odds to probability key goes in the plot's label above it.
+Y_TITLE = "risk (log-odds)"
+LOGODDS_KEY = "risk log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9 = 0.999"
 
 
 def build() -> None:
@@ -256,7 +259,7 @@ def build() -> None:
                                 combine_adjacent=False, show_legend=False, elem_classes=[TOKEN_STREAM])
     curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                         x_title="generated token #", y_title=Y_TITLE,
-                        label="Live risk curve (grey line: the stop threshold)", color_map=COLORS)
+                        label=f"Live risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
     timing = gr.Markdown()
     comparison = gr.Markdown()
     # trigger_mode "multiple" + two slots: a click during a run (or its hidden unguarded comparison)
@@ -273,6 +276,6 @@ def build() -> None:
                                       elem_classes=[TOKEN_STREAM])
         s_curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                               x_title="reply token #", y_title=Y_TITLE,
-                              label="Risk curve (grey line: the stop threshold)", color_map=COLORS)
+                              label=f"Risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
         s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend],
                    [s_tokens, s_curve, s_verdict], api_name="guardrail_score")

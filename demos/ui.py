@@ -64,8 +64,11 @@ def friendly_errors(fn):
     return wrapper
 
 
-def figure_to_image(fig, dpi: int = 110):
-    """Render a matplotlib figure to an RGB PIL image (lossless PNG round trip) and close it."""
+def figure_to_image(fig, dpi: int = 110, top_margin: int = 0):
+    """Render a matplotlib figure to an RGB PIL image (lossless PNG round trip) and close it.
+
+    ``top_margin`` adds that many white pixel rows above the figure: room for the image
+    component's toolbar (top right), which would otherwise sit on the plot's data."""
     import io
 
     import matplotlib
@@ -78,7 +81,12 @@ def figure_to_image(fig, dpi: int = 110):
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    img = Image.open(buf).convert("RGB")
+    if top_margin > 0:
+        from PIL import ImageOps
+
+        img = ImageOps.expand(img, border=(0, int(top_margin), 0, 0), fill="white")
+    return img
 
 
 # ----------------------------------------------------------------------------- input validation

@@ -139,3 +139,34 @@ def test_tab_builds_inside_blocks():
         ui.build()
     names = {d.get("api_name") for d in demo.config["dependencies"]}
     assert {"bandits_run", "bandits_sweep", "bandits_preset"} <= names
+
+
+def test_plots_leave_room_for_the_toolbar_and_keep_the_legend_off_the_data():
+    """Issue #33: the image label and toolbar covered the RCDP-UCB legend entry. The images have no
+    overlaid label (the title is inside the figure), white rows on top for the toolbar, and the
+    legend outside the axes."""
+    import numpy as np
+
+    from engines.bandits import SimConfig, simulate, sweep
+
+    with gr.Blocks() as demo:
+        ui.build()
+    images = [c for c in demo.blocks.values() if isinstance(c, gr.Image)]
+    assert images and all(not c.show_label for c in images)
+    res = simulate(SimConfig(T=60, n_seeds=2, algorithms=("RCDP-UCB", "RCDB")))
+    sw = sweep(SimConfig(T=40, n_seeds=2, algorithms=("RCDP-UCB",)), "corruption_budget", [0, 5])
+    for img in (ui.regret_plot(res), ui.sweep_plot(sw)):
+        top = np.asarray(img)[:ui.TOOLBAR_MARGIN]
+        assert (top == 255).all()                       # nothing drawn under the toolbar
+
+    import matplotlib.pyplot as plt
+
+    legends = []
+    orig = plt.Axes.legend
+    try:
+        plt.Axes.legend = lambda self, *a, **k: legends.append(k) or orig(self, *a, **k)
+        ui.regret_plot(res)
+        ui.sweep_plot(sw)
+    finally:
+        plt.Axes.legend = orig
+    assert len(legends) == 2 and all(k["bbox_to_anchor"][0] > 1 for k in legends)  # right of axes

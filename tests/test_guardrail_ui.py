@@ -188,3 +188,13 @@ def test_risk_plot_reads_log_odds_so_the_threshold_is_readable(ui, built):
     assert g[0] < thr[ui.LOGODDS].iloc[0] < g[1]  # 0.9 and 0.995 sit on either side of a 0.99 threshold
     plots = [c for c in built.blocks.values() if isinstance(c, gr.LinePlot)]
     assert all(p.y == ui.LOGODDS and "threshold" in p.label for p in plots)
+
+
+def test_risk_plot_y_title_fits_the_plot_height(ui, built):
+    """Issue #33: the long y-axis title was cut to "...0 = p 0.5, 2..." in the browser. The axis says
+    what it is in a few words (about 6 px a character at Vega's 11 px: 30 characters fit any plot
+    of 200 px or more); the log-odds to probability key sits in the label above the plot."""
+    plots = [c for c in built.blocks.values() if isinstance(c, gr.LinePlot)]
+    for p in plots:
+        assert len(p.y_title) <= 30 and "log-odds" in p.y_title
+        assert "4.6 = 0.99" in p.label
