@@ -173,7 +173,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
             stop_at = ev.index
-            banner = (f"### 🛑 Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
+            banner = (f"### Stopped: Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
                       f"(risk {ev.risk:.4f} ≥ threshold {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
@@ -182,7 +182,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     if not RUNS.current(key, run):
         return
     if stop_at is None:
-        banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
+        banner = f"### Done: Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -202,11 +202,11 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, FORCED) for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
-        verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
+        verdict = (f"### Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
                    f"response-level risk {trace.response_risk:.2f}).")
     else:
         k = trace.stop_index
-        verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
+        verdict = (f"### Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
                    f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "

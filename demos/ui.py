@@ -6,6 +6,7 @@ import inspect
 import logging
 import math
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -30,11 +31,21 @@ APP_CSS = f"""
 """
 
 
+#: An exception class named in parentheses inside a message ("could not read the image
+#: (UnidentifiedImageError)"): an internal name users cannot act on, dropped from what they read.
+_INTERNAL_NAME = re.compile(r" ?\([A-Za-z_.]*(?:Error|Exception|Warning)\)")
+
+
 def _to_gradio_error(exc: Exception) -> gr.Error:
     if isinstance(exc, ShowcaseError):
-        return gr.Error(_cut(str(exc)))
+        return gr.Error(_cut(_INTERNAL_NAME.sub("", str(exc))))
+    from PIL import UnidentifiedImageError
+
+    if isinstance(exc, UnidentifiedImageError):  # a file that is not an image: the user can fix it
+        return gr.Error("This file is not an image the app can read; use a PNG, JPEG or WebP file.")
     log.exception("unexpected error in a tab callback")
-    return gr.Error(f"Something went wrong ({type(exc).__name__}). The details are in the server log.")
+    # no internal names (exception classes) in what users read; the log has the details
+    return gr.Error("Something went wrong on the server; the details are in the server log.")
 
 
 def friendly_errors(fn):

@@ -88,6 +88,9 @@ class SweepResult:
 
 
 SWEEPABLE = ("corruption_budget", "delay_budget", "delay_std", "delay_mean", "d", "K")
+#: How progress messages name each swept parameter (the tab's words, not the field names).
+SWEEP_NAMES = {"corruption_budget": "C", "delay_budget": "Lambda", "delay_std": "delay std",
+               "delay_mean": "delay mean", "d": "d", "K": "K"}
 
 
 def sweep(base: SimConfig, param: str, values: Sequence[float],
@@ -112,7 +115,7 @@ def sweep(base: SimConfig, param: str, values: Sequence[float],
         sub = None
         if progress is not None:
             def sub(f, msg, i=i, cast=cast):
-                progress((i + f) / len(values), f"{param}={cast}: {msg}")
+                progress((i + f) / len(values), f"{SWEEP_NAMES[param]} = {cast}: {msg}")
         res = simulate(cfg, sub)
         total += res.seconds
         results.append(res)
