@@ -157,3 +157,22 @@ def test_bandits_plot_has_nothing_over_its_data_or_legend(page, artifacts_dir):
         covers = box["bottom"] > free and box["top"] < img["bottom"] \
             and box["right"] > img["left"] and box["left"] < img["right"]
         assert not covers, (box, img, free)
+
+
+def test_watermark_not_2to1_upload_gives_one_toast_with_the_true_pad_size(page, artifacts_dir, tmp_path):
+    """Issue #33: the hint said "pad or resize it to 300x150" (pad gives 600 x 300), and errors
+    could show twice. One upload of a square image: exactly one error toast, with the real sizes."""
+    import numpy as np
+    from PIL import Image
+
+    path = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(path)
+    _open_tab(page, "Panorama watermark")
+    page.locator("input[type=file][accept^='image']").first.set_input_files(str(path))
+    page.get_by_text("600 x 300 px").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(3000)                                    # a second toast would be here by now
+    toasts = page.locator("[data-testid=toast-body]")
+    texts = [t.inner_text() for t in toasts.all() if t.is_visible()]
+    page.screenshot(path=str(artifacts_dir / "watermark_square_upload.png"), full_page=True)
+    assert len(texts) == 1, texts
+    assert "300x150" not in texts[0] and "pad (black bands, gives 600 x 300 px)" in texts[0]
