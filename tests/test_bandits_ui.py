@@ -170,3 +170,10 @@ def test_plots_leave_room_for_the_toolbar_and_keep_the_legend_off_the_data():
     finally:
         plt.Axes.legend = orig
     assert len(legends) == 2 and all(k["bbox_to_anchor"][0] > 1 for k in legends)  # right of axes
+
+
+def test_a_bad_sweep_value_is_named_as_the_tab_names_it():
+    """Issue #33: errors showed field names (``corruption_budget``) users never see in the tab."""
+    with pytest.raises(gr.Error) as err:
+        ui.run_sweep(*_args(), "corruption budget C", "0, -5", progress=None)
+    assert "corruption budget C" in str(err.value) and "corruption_budget" not in str(err.value)
