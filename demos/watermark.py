@@ -18,7 +18,6 @@ from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
-    EmbedError,
     ImageFormatError,
     WatermarkConfig,
     attack,
@@ -115,12 +114,12 @@ def _with_true_fit_hint(exc: ImageFormatError) -> ImageFormatError:
 
 #: The engine's notes as a reader of the tab should get them: (start of the note, plain words).
 PLAIN_NOTES = (
-    ("PSNR floor", "The image-quality floor was reached, so the watermark was embedded more gently; "
-                   "it reads back, but survives less attack."),
-    ("unscaled PSNR", "The change was scaled down to keep the image quality above the floor; "
-                      "the watermark survives less attack."),
-    ("smallest carrier margin", "The watermark reads back, but is weaker than the target on this "
-                                "image, so it survives less attack."),
+    ("PSNR floor", ("The image-quality floor was reached, so the watermark was embedded more gently; "
+                    "it reads back, but survives less attack.")),
+    ("unscaled PSNR", ("The change was scaled down to keep the image quality above the floor; "
+                       "the watermark survives less attack.")),
+    ("smallest carrier margin", ("The watermark reads back, but is weaker than the target on this "
+                                 "image, so it survives less attack.")),
 )
 
 
