@@ -4,6 +4,8 @@ UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sw
 """
 from __future__ import annotations
 
+import dataclasses
+
 import gradio as gr
 import matplotlib
 
@@ -27,6 +29,7 @@ from engines.bandits import (
     MAPPINGS,
     PRESETS,
     SimConfig,
+    estimate_seconds,
     loglog_slope,
     preset_config,
     simulate,
@@ -63,6 +66,17 @@ EXPLORATIONS = ("constant 0.1 (reference)", "beta_t (not in the reference)")
 SWEEP_PARAMS = {"corruption budget C": "corruption_budget", "delay budget Lambda": "delay_budget",
                 "horizon T": "T", "delay std": "delay_std"}
 
+#: White pixel rows above each plot, where the image component's toolbar sits (it covered the
+#: top-right data and, with the label, the legend).
+TOOLBAR_MARGIN = 56
+#: Seeds a loaded preset runs (the paper's figures average 5 runs).
+PRESET_SEEDS = 5
+#: The preset the tab opens with; the controls start at its values.
+DEFAULT_PRESET = "Fig. 1 linear, stochastic delay"
+#: Delay regimes as the tab names them: the engine's "strategic" is called adversarial everywhere
+#: a user reads (intro, labels, presets), so the radio says so too.
+DELAY_CHOICES = [("adversarial" if v == "strategic" else v, v) for v in DELAYS]
+
 _COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",
            "MaxPairUCB": "#d62728"}
 
@@ -84,12 +98,28 @@ def regret_plot(result) -> Image.Image:
     cfg = result.config
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret (utility units)")
-    ax.set_title(f"{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, phi={cfg.phi if cfg.post_serving else '-'}"
-                 f", delay={cfg.delay}, C={cfg.corruption_budget if cfg.corruption != 'none' else 0}"
-                 f", mode={cfg.mode}   (band: +/-1 std)", fontsize=9)
+    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
+    ax.set_title(f"Cumulative regret (mean, band +/-1 std)\n{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, "
+                 f"phi={cfg.phi if cfg.post_serving else '-'}, delay={delay}, "
+                 f"C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, mode={cfg.mode}",
+                 fontsize=9, loc="left")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return figure_to_image(fig)
+    _outside_legend(ax)
+    return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
+
+
+def _with_toolbar_room(path) -> Image.Image:
+    """A committed figure with TOOLBAR_MARGIN white rows on top, like the live plots."""
+    from PIL import ImageOps
+
+    with Image.open(path) as im:
+        return ImageOps.expand(im.convert("RGB"), border=(0, TOOLBAR_MARGIN, 0, 0), fill="white")
+
+
+def _outside_legend(ax) -> None:
+    """Legend to the right of the axes, at the bottom: it covers no data, and the image
+    component's toolbar (top right) and nothing else can cover it."""
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(1.01, 0.0), borderaxespad=0.0)
 
 
 def sweep_plot(sw, loglog: bool = False) -> Image.Image:
@@ -112,9 +142,10 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
                 ax.plot([], [], " ", label=f"{name}: slope {loglog_slope(x, sw.mean[name]):.2f}")
             except InputError:
                 pass
+    ax.set_title("Final regret vs the swept parameter (mean +/- 1 std)", fontsize=9, loc="left")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
-    return figure_to_image(fig)
+    _outside_legend(ax)
+    return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
 
 
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
@@ -201,45 +232,62 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
 def load_preset(name: str):
     """Fill the controls from a preset (one of the paper's figures)."""
     choice(name, "Preset (paper figure)", PRESETS)
-    cfg = preset_config(name)
+    cfg = preset_config(name, n_seeds=PRESET_SEEDS)
     base = sorted({a.replace("+PS", "") for a in cfg.algorithms}, key=BASE_ALGORITHMS.index)
     ps = any(a.endswith("+PS") for a in cfg.algorithms)
-    return (cfg.d, cfg.K, cfg.T, 5, cfg.phi, cfg.post_serving, cfg.delay, cfg.delay_mean,
-            cfg.delay_std, cfg.delay_budget, cfg.corruption_budget, base, ps,
-            f"Reproduces {PRESETS[name][0]}.")
+    mode, why = preset_mode(cfg)
+    return (cfg.d, cfg.K, cfg.T, PRESET_SEEDS, cfg.phi, cfg.post_serving, cfg.delay,
+            cfg.delay_mean, cfg.delay_std, cfg.delay_budget, cfg.corruption_budget, base, ps, mode,
+            f"Reproduces {PRESETS[name][0]}. {why}")
+
+
+def preset_mode(cfg: SimConfig) -> tuple[str, str]:
+    """The mode a preset runs in as loaded, and a sentence saying why.
+
+    A preset must run when the user presses Run right after loading it, so it gets the
+    reference's 'faithful' mode only when that fits the tab's time cap, else 'fast'.
+    """
+    est = estimate_seconds(dataclasses.replace(cfg, mode="faithful"))
+    if est <= MAX_SECONDS:
+        return "faithful", "Mode: faithful (what the reference code does)."
+    return "fast", (f"Mode set to fast: faithful would take about {est / 60:.0f} min here, over "
+                    f"this tab's {MAX_SECONDS / 60:.0f} min limit.")
 
 
 def build() -> None:
     """Add the Dueling bandits tab's components and events."""
     gr.Markdown(INTRO)
+    # The controls open at the default preset's values, so the dropdown and controls agree.
+    (v_d, v_K, v_T, v_seeds, v_phi, v_ps, v_delay, v_mu, v_std, v_lam, v_C, v_algos, v_bps,
+     v_mode, v_note) = load_preset(DEFAULT_PRESET)
     with gr.Row():
-        preset = gr.Dropdown(list(PRESETS), value=next(iter(PRESETS)), label="Preset (paper figure)")
+        preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label="Preset (paper figure)")
         preset_btn = gr.Button("Load preset", variant="secondary")
-    preset_note = gr.Markdown()
+    preset_note = gr.Markdown(v_note)
     with gr.Row():
-        d = gr.Slider(1, 50, value=10, step=1, label="d (pre-serving dimension)")
-        K = gr.Slider(2, 50, value=10, step=1, label="K (arms per round)")
-        T = gr.Number(value=2000, precision=0, label="T (rounds)")
-        seeds = gr.Slider(1, 50, value=5, step=1, label="seeds (independent runs)")
+        d = gr.Slider(1, 50, value=v_d, step=1, label="d (pre-serving dimension)")
+        K = gr.Slider(2, 50, value=v_K, step=1, label="K (arms per round)")
+        T = gr.Number(value=v_T, precision=0, label="T (rounds)")
+        seeds = gr.Slider(1, 50, value=v_seeds, step=1, label="seeds (independent runs)")
     with gr.Row():
-        post_serving = gr.Checkbox(value=False, label="post-serving context y = phi(x)")
-        phi = gr.Dropdown(list(MAPPINGS), value="polynomial", label="mapping phi")
-        baselines_ps = gr.Checkbox(value=False, label="baselines use the predictor (+PS)")
+        post_serving = gr.Checkbox(value=v_ps, label="post-serving context y = phi(x)")
+        phi = gr.Dropdown(list(MAPPINGS), value=v_phi, label="mapping phi")
+        baselines_ps = gr.Checkbox(value=v_bps, label="baselines use the predictor (+PS)")
     with gr.Row():
-        delay = gr.Radio(list(DELAYS), value="stochastic", label="delay regime")
-        delay_mean = gr.Number(value=100.0, label="stochastic delay mean mu (rounds)")
-        delay_std = gr.Number(value=100.0, label="Gaussian delay std (rounds)")
-        delay_budget = gr.Number(value=10000, precision=0,
+        delay = gr.Radio(DELAY_CHOICES, value=v_delay, label="delay regime")
+        delay_mean = gr.Number(value=v_mu, label="stochastic delay mean mu (rounds)")
+        delay_std = gr.Number(value=v_std, label="Gaussian delay std (rounds)")
+        delay_budget = gr.Number(value=v_lam, precision=0,
                                  label="adversarial delay budget Lambda (rounds)")
-        corruption_budget = gr.Number(value=25, precision=0, label="corruption budget C (flips)")
+        corruption_budget = gr.Number(value=v_C, precision=0, label="corruption budget C (flips)")
     with gr.Row():
-        algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=list(BASE_ALGORITHMS),
-                                      label="algorithms")
-        mode = gr.Radio(["faithful", "fast"], value="faithful", label="mode")
+        algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=v_algos, label="algorithms")
+        mode = gr.Radio(["faithful", "fast"], value=v_mode, label="mode")
         exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
     run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
-        plot = gr.Image(format="png", type="pil", label="cumulative regret (mean +/- 1 std)")
+        plot = gr.Image(format="png", type="pil", show_label=False, elem_id="bandits-regret-plot",
+                        label="cumulative regret (mean +/- 1 std)")
         with gr.Column():
             table = gr.Dataframe(headers=["rank", "algorithm", "final regret mean",
                                           "std", "min", "max"], label="final cumulative regret",
@@ -253,7 +301,9 @@ def build() -> None:
         values = gr.Textbox(value="0, 25, 50, 100", label="values (comma-separated)")
         sweep_btn = gr.Button("Run sweep", variant="secondary")
     with gr.Row():
-        sweep_img = gr.Image(format="png", type="pil", label="final regret vs parameter")
+        sweep_img = gr.Image(format="png", type="pil", show_label=False,  # title in the figure
+                             elem_id="bandits-sweep-plot",
+                             label="final regret vs parameter")
         sweep_table = gr.Dataframe(headers=["value", "algorithm", "mean", "std"],
                                    label="sweep results", interactive=False)
 
@@ -267,14 +317,16 @@ def build() -> None:
     if figs:
         with gr.Accordion("Measured results (figures from scripts/bandits_*.py, committed)",
                           open=False):
-            for f, cap in figs:
-                gr.Image(value=str(FIG_DIR / f), format="png", label=cap, interactive=False)
+            for f, cap in figs:  # caption above, not over, the committed figure
+                gr.Markdown(f"**{cap}**")
+                gr.Image(value=_with_toolbar_room(FIG_DIR / f), format="png", label=cap,
+                         show_label=False, interactive=False)
 
     controls = [d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                 corruption_budget, algorithms, baselines_ps, mode, exploration]
     preset_btn.click(load_preset, [preset], [d, K, T, seeds, phi, post_serving, delay, delay_mean,
                                              delay_std, delay_budget, corruption_budget,
-                                             algorithms, baselines_ps, preset_note],
+                                             algorithms, baselines_ps, mode, preset_note],
                      api_name="bandits_preset")
     run_btn.click(run_simulation, controls, [plot, table, csv, summary], api_name="bandits_run")
     sweep_btn.click(run_sweep, controls + [param, values], [sweep_img, sweep_table],

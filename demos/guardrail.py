@@ -173,7 +173,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
             stop_at = ev.index
-            banner = (f"### 🛑 Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
+            banner = (f"### Stopped: Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
                       f"(risk {ev.risk:.4f} ≥ threshold {threshold:.3f} for {int(patience)} consecutive "
                       f"token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
@@ -182,7 +182,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     if not RUNS.current(key, run):
         return
     if stop_at is None:
-        banner = f"### ✅ Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
+        banner = f"### Done: Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -202,11 +202,11 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, FORCED) for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
-        verdict = (f"### ✅ Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
+        verdict = (f"### Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
                    f"response-level risk {trace.response_risk:.2f}).")
     else:
         k = trace.stop_index
-        verdict = (f"### 🛑 Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
+        verdict = (f"### Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
                    f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "
@@ -214,7 +214,10 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 
-Y_TITLE = "risk as log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9 = 0.999"
+#: The y-axis title must fit the plot's height (the long form was cut to "...0 = p 0.5, 2..."); the
+#: log-odds to probability key goes in the plot's label above it.
+Y_TITLE = "risk (log-odds)"
+LOGODDS_KEY = "risk log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9 = 0.999"
 
 
 def build() -> None:
@@ -256,7 +259,7 @@ def build() -> None:
                                 combine_adjacent=False, show_legend=False, elem_classes=[TOKEN_STREAM])
     curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                         x_title="generated token #", y_title=Y_TITLE,
-                        label="Live risk curve (grey line: the stop threshold)", color_map=COLORS)
+                        label=f"Live risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
     timing = gr.Markdown()
     comparison = gr.Markdown()
     # trigger_mode "multiple" + two slots: a click during a run (or its hidden unguarded comparison)
@@ -273,6 +276,6 @@ def build() -> None:
                                       elem_classes=[TOKEN_STREAM])
         s_curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                               x_title="reply token #", y_title=Y_TITLE,
-                              label="Risk curve (grey line: the stop threshold)", color_map=COLORS)
+                              label=f"Risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
         s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend],
                    [s_tokens, s_curve, s_verdict], api_name="guardrail_score")

@@ -6,6 +6,7 @@ import inspect
 import logging
 import math
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -30,11 +31,21 @@ APP_CSS = f"""
 """
 
 
+#: An exception class named in parentheses inside a message ("could not read the image
+#: (UnidentifiedImageError)"): an internal name users cannot act on, dropped from what they read.
+_INTERNAL_NAME = re.compile(r" ?\([A-Za-z_.]*(?:Error|Exception|Warning)\)")
+
+
 def _to_gradio_error(exc: Exception) -> gr.Error:
     if isinstance(exc, ShowcaseError):
-        return gr.Error(_cut(str(exc)))
+        return gr.Error(_cut(_INTERNAL_NAME.sub("", str(exc))))
+    from PIL import UnidentifiedImageError
+
+    if isinstance(exc, UnidentifiedImageError):  # a file that is not an image: the user can fix it
+        return gr.Error("This file is not an image the app can read; use a PNG, JPEG or WebP file.")
     log.exception("unexpected error in a tab callback")
-    return gr.Error(f"Something went wrong ({type(exc).__name__}). The details are in the server log.")
+    # no internal names (exception classes) in what users read; the log has the details
+    return gr.Error("Something went wrong on the server; the details are in the server log.")
 
 
 def friendly_errors(fn):
@@ -64,8 +75,11 @@ def friendly_errors(fn):
     return wrapper
 
 
-def figure_to_image(fig, dpi: int = 110):
-    """Render a matplotlib figure to an RGB PIL image (lossless PNG round trip) and close it."""
+def figure_to_image(fig, dpi: int = 110, top_margin: int = 0):
+    """Render a matplotlib figure to an RGB PIL image (lossless PNG round trip) and close it.
+
+    ``top_margin`` adds that many white pixel rows above the figure: room for the image
+    component's toolbar (top right), which would otherwise sit on the plot's data."""
     import io
 
     import matplotlib
@@ -78,7 +92,12 @@ def figure_to_image(fig, dpi: int = 110):
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     buf.seek(0)
-    return Image.open(buf).convert("RGB")
+    img = Image.open(buf).convert("RGB")
+    if top_margin > 0:
+        from PIL import ImageOps
+
+        img = ImageOps.expand(img, border=(0, int(top_margin), 0, 0), fill="white")
+    return img
 
 
 # ----------------------------------------------------------------------------- input validation

@@ -5,6 +5,8 @@ UI only: every action is one call into ``engines.watermark`` (``prepare_panorama
 """
 from __future__ import annotations
 
+import re
+
 import gradio as gr
 import matplotlib
 
@@ -16,7 +18,6 @@ from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
-    EmbedError,
     ImageFormatError,
     WatermarkConfig,
     attack,
@@ -78,9 +79,53 @@ def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray | None, str]:
     if not path:  # cleared: nothing to load, nothing to complain about
         return None, ""
     choice(fit, "If it is not 2:1", ("refuse", "pad", "resize"))
-    img, notes = prepare_panorama(path, fit=fit, max_width=MAX_WIDTH)
+    try:
+        img, notes = prepare_panorama(path, fit=fit, max_width=MAX_WIDTH)
+    except ImageFormatError as exc:
+        raise _with_true_fit_hint(exc) from None
     lines = [f"Loaded **{img.shape[1]} x {img.shape[0]} px** RGB panorama."] + [f"Notice: {n}." for n in notes]
     return img, "\n\n".join(lines)
+
+
+def fit_sizes(w: int, h: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(width, height) that 'pad' and 'resize' make of a w x h image: what ``prepare_panorama``
+    produces (pad: black bands up to 2:1, never cropping; resize: stretch to the larger side)."""
+    if w >= 2 * h:
+        th = w // 2 + w % 2
+        pad = (2 * th, th)
+    else:
+        pad = (2 * h, h)
+    new_w = max(w, 2 * h) // 2 * 2
+    return pad, (new_w, new_w // 2)
+
+
+def _with_true_fit_hint(exc: ImageFormatError) -> ImageFormatError:
+    """The engine's not-2:1 refusal hints "pad or resize it to {w}x{w/2}", which is not what the
+    tab's pad gives (a 300 x 300 image pads to 600 x 300): name the sizes each choice produces."""
+    m = re.search(r"this one is (\d+)x(\d+)\. Pad or resize", str(exc))
+    if not m:
+        return exc
+    w, h = int(m.group(1)), int(m.group(2))
+    (pw, ph), (rw, rh) = fit_sizes(w, h)
+    return ImageFormatError(f"an equirectangular panorama is 2:1 (width = 2 x height); this one is {w} x {h} px. "
+                            f"Under 'If it is not 2:1' choose pad (black bands, gives {pw} x {ph} px) or "
+                            f"resize (stretches it to {rw} x {rh} px), then load it again")
+
+
+#: The engine's notes as a reader of the tab should get them: (start of the note, plain words).
+PLAIN_NOTES = (
+    ("PSNR floor", ("The image-quality floor was reached, so the watermark was embedded more gently; "
+                    "it reads back, but survives less attack.")),
+    ("unscaled PSNR", ("The change was scaled down to keep the image quality above the floor; "
+                       "the watermark survives less attack.")),
+    ("smallest carrier margin", ("The watermark reads back, but is weaker than the target on this "
+                                 "image, so it survives less attack.")),
+)
+
+
+def plain_note(note: str) -> str:
+    """An engine note in plain words (no internal quantities such as carrier margins)."""
+    return next((words for start, words in PLAIN_NOTES if note.startswith(start)), note)
 
 
 def _diff_map(original: np.ndarray, marked: np.ndarray) -> np.ndarray:
@@ -91,7 +136,20 @@ def _diff_map(original: np.ndarray, marked: np.ndarray) -> np.ndarray:
 
 @friendly_errors
 def do_embed(image, key: str, mode: str, message: str, bits_label: str):
-    """Embed a text or random-bit message. Generator: a status line first, then the results."""
+    """Embed a text or random-bit message. Generator: a status line first, then the results.
+
+    On any error the status line, the watermarked image, the difference map and the embedded bits
+    are all cleared before the error is raised (shown once, as the error toast): nothing stale from
+    an earlier run stays next to a failed one."""
+    try:
+        yield from _embed_steps(image, key, mode, message, bits_label)
+    except Exception:
+        yield None, "", None, None
+        raise
+
+
+def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
+    """The work of :func:`do_embed`: (watermarked, status, difference map, bits) updates."""
     img = _need_image(image, "panorama")
     cfg = _config(bits_label)
     key = text(key, "Secret key", 1000)
@@ -102,20 +160,16 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str):
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
     wait = "about 3-10 s" if cfg.bits <= 64 else "up to a minute: the embedder also attacks its own output"
-    yield gr.update(), f"Embedding ({wait} on a 2-core CPU) ...", gr.update(), None
-    try:
-        res = embed(img, payload, key, cfg)
-    except EmbedError as exc:  # shown as failed in the tab (no image, no bits), then the error itself
-        yield None, f"**Embedding failed:** {exc}", None, None
-        raise
+    # the previous result goes as the work starts: it is not the result of these settings
+    yield None, f"Embedding ({wait} on a 2-core CPU) ...", None, None
+    res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
     stats = (f"**PSNR {res.psnr:.2f} dB**, **WS-PSNR {res.ws_psnr:.2f} dB** (rows weighted by their area on the "
              f"sphere), **SSIM {res.ssim:.4f}**, payload: {kind}.  \n"
-             f"Smallest carrier margin {res.min_margin:.2f} (target {cfg.margin}), "
              f"{cfg.n_carriers} bispectral carriers, embedded in {res.seconds:.1f} s.")
     if res.notes:
-        stats += "  \n" + "  \n".join(f"Notice: {n}" for n in res.notes)
+        stats += "  \n" + "  \n".join(f"Notice: {plain_note(n)}" for n in dict.fromkeys(res.notes))
     yield res.image, stats, _diff_map(img, res.image), res.bits
 
 
@@ -249,7 +303,7 @@ def build() -> None:
             message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
             bits_label = gr.Radio(list(BIT_MODES), value=next(iter(BIT_MODES)), label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
-    embed_info = gr.Markdown()
+            embed_info = gr.Markdown()  # status and result next to the button that starts them
     with gr.Row():
         marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
         diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)

@@ -94,7 +94,44 @@ def test_sweeps_over_corruption_and_horizon():
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_presets_fill_every_control(name):
     out = ui.load_preset(name)
-    assert len(out) == 14 and out[2] == 2000 and "Reproduces" in out[-1]
+    assert len(out) == 15 and out[2] == 2000 and "Reproduces" in out[-1]
+    assert out[13] in ("faithful", "fast")
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_runs_as_loaded(name):
+    """Issue #33: four presets left the mode at 'faithful' and Run refused them (about 25 min)."""
+    from engines.bandits import check_budget
+
+    *controls, _note = ui.load_preset(name)
+    cfg = ui._config(*controls, ui.EXPLORATIONS[0])
+    check_budget(cfg)                                   # raises InputError if Run would refuse
+    assert "main.py" not in _note and "strategic" not in _note  # words a reader understands
+
+
+def _component(demo, label):
+    return next(c["props"] for c in demo.config["components"] if c["props"].get("label") == label)
+
+
+def test_tab_opens_on_a_preset_that_matches_its_controls_and_says_adversarial():
+    with gr.Blocks() as demo:
+        ui.build()
+    preset = _component(demo, "Preset (paper figure)")["value"]
+    cfg = ui.preset_config(preset)
+    assert _component(demo, "delay regime")["value"] == cfg.delay
+    assert _component(demo, "T (rounds)")["value"] == cfg.T
+    assert _component(demo, "post-serving context y = phi(x)")["value"] == cfg.post_serving
+    shown = [c[0] for c in _component(demo, "delay regime")["choices"]]
+    assert "adversarial" in shown and "strategic" not in shown
+
+
+def test_sweep_over_c_on_a_post_serving_preset_is_not_refused():
+    """Issue #33: a fast 4-value sweep over C was estimated at about 9 min; it takes under one."""
+    from engines.bandits import estimate_seconds
+
+    *controls, _note = ui.load_preset("Fig. 2 post-serving (abs), stochastic delay")
+    cfg = ui._config(*controls, ui.EXPLORATIONS[0])
+    assert cfg.mode == "fast" and 4 * estimate_seconds(cfg) < ui.MAX_SECONDS
 
 
 def test_tab_builds_inside_blocks():
@@ -102,3 +139,41 @@ def test_tab_builds_inside_blocks():
         ui.build()
     names = {d.get("api_name") for d in demo.config["dependencies"]}
     assert {"bandits_run", "bandits_sweep", "bandits_preset"} <= names
+
+
+def test_plots_leave_room_for_the_toolbar_and_keep_the_legend_off_the_data():
+    """Issue #33: the image label and toolbar covered the RCDP-UCB legend entry. The images have no
+    overlaid label (the title is inside the figure), white rows on top for the toolbar, and the
+    legend outside the axes."""
+    import numpy as np
+
+    from engines.bandits import SimConfig, simulate, sweep
+
+    with gr.Blocks() as demo:
+        ui.build()
+    images = [c for c in demo.blocks.values() if isinstance(c, gr.Image)]
+    assert images and all(not c.show_label for c in images)
+    res = simulate(SimConfig(T=60, n_seeds=2, algorithms=("RCDP-UCB", "RCDB")))
+    sw = sweep(SimConfig(T=40, n_seeds=2, algorithms=("RCDP-UCB",)), "corruption_budget", [0, 5])
+    for img in (ui.regret_plot(res), ui.sweep_plot(sw)):
+        top = np.asarray(img)[:ui.TOOLBAR_MARGIN]
+        assert (top == 255).all()                       # nothing drawn under the toolbar
+
+    import matplotlib.pyplot as plt
+
+    legends = []
+    orig = plt.Axes.legend
+    try:
+        plt.Axes.legend = lambda self, *a, **k: legends.append(k) or orig(self, *a, **k)
+        ui.regret_plot(res)
+        ui.sweep_plot(sw)
+    finally:
+        plt.Axes.legend = orig
+    assert len(legends) == 2 and all(k["bbox_to_anchor"][0] > 1 for k in legends)  # right of axes
+
+
+def test_a_bad_sweep_value_is_named_as_the_tab_names_it():
+    """Issue #33: errors showed field names (``corruption_budget``) users never see in the tab."""
+    with pytest.raises(gr.Error) as err:
+        ui.run_sweep(*_args(), "corruption budget C", "0, -5", progress=None)
+    assert "corruption budget C" in str(err.value) and "corruption_budget" not in str(err.value)

@@ -124,3 +124,55 @@ def test_watermark_tab_embeds_rotates_and_verifies(page, artifacts_dir):
     assert "Watermark detected" in report
     assert "'ICML26'" in verdict.inner_text()
     page.screenshot(path=str(artifacts_dir / "watermark_tab.png"), full_page=True)
+
+
+def _covering_boxes(page, block_id: str) -> tuple[dict, list[dict]]:
+    """The drawn image's box and the boxes of the visible buttons and labels over it."""
+    return page.evaluate(
+        """id => { const b = document.getElementById(id), img = b.querySelector('img');
+                   const r = e => { const x = e.getBoundingClientRect();
+                                    return {top: x.top, bottom: x.bottom, left: x.left, right: x.right,
+                                            h: x.height, nh: e.naturalHeight || 0}; };
+                   const over = [...b.querySelectorAll('button, label, [data-testid=block-label]')]
+                       .filter(e => !e.contains(img) && e.offsetParent !== null && e.getBoundingClientRect().height > 0);
+                   return [r(img), over.map(r)]; }""", block_id)
+
+
+def test_bandits_plot_has_nothing_over_its_data_or_legend(page, artifacts_dir):
+    """Issue #33: the image label and toolbar covered the RCDP-UCB legend entry. Every visible
+    button or label inside the plot's block must lie in the white rows above the figure."""
+    from demos.bandits import TOOLBAR_MARGIN
+
+    _open_tab(page, "Dueling bandits")
+    page.get_by_label("T (rounds)").fill("200")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("p", has_text="rounds (mode").first.wait_for(timeout=180_000)
+    page.locator("#bandits-regret-plot img").first.wait_for(timeout=60_000)
+    page.locator("#bandits-regret-plot").hover()                  # show a hover-only toolbar too
+    page.wait_for_timeout(500)
+    img, over = _covering_boxes(page, "bandits-regret-plot")
+    free = img["top"] + TOOLBAR_MARGIN * img["h"] / img["nh"]       # white rows, as displayed
+    page.screenshot(path=str(artifacts_dir / "bandits_plot.png"), full_page=True)
+    for box in over:
+        covers = box["bottom"] > free and box["top"] < img["bottom"] \
+            and box["right"] > img["left"] and box["left"] < img["right"]
+        assert not covers, (box, img, free)
+
+
+def test_watermark_not_2to1_upload_gives_one_toast_with_the_true_pad_size(page, artifacts_dir, tmp_path):
+    """Issue #33: the hint said "pad or resize it to 300x150" (pad gives 600 x 300), and errors
+    could show twice. One upload of a square image: exactly one error toast, with the real sizes."""
+    import numpy as np
+    from PIL import Image
+
+    path = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(path)
+    _open_tab(page, "Panorama watermark")
+    page.locator("input[type=file][accept^='image']").first.set_input_files(str(path))
+    page.get_by_text("600 x 300 px").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(3000)                                    # a second toast would be here by now
+    toasts = page.locator("[data-testid=toast-body]")
+    texts = [t.inner_text() for t in toasts.all() if t.is_visible()]
+    page.screenshot(path=str(artifacts_dir / "watermark_square_upload.png"), full_page=True)
+    assert len(texts) == 1, texts
+    assert "300x150" not in texts[0] and "pad (black bands, gives 600 x 300 px)" in texts[0]

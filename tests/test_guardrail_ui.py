@@ -85,7 +85,7 @@ def test_score_reply_that_would_not_stop_reports_the_engine_figures(ui):
     trace = ui.shared_guardrail("onnx").score(prompt, reply, threshold=0.99, patience=1)
     assert trace.stop_index is None
     spans, _, verdict = ui.score_reply(prompt, reply, 0.99, 1, "onnx")
-    assert verdict.startswith("### ✅ Would not stop") and f"{len(trace.risks)} tokens" in verdict
+    assert verdict.startswith("### Would not stop") and f"{len(trace.risks)} tokens" in verdict
     assert f"max risk {max(trace.risks):.3f}" in verdict and f"response-level risk {trace.response_risk:.2f}" in verdict
     assert "never stops a stream" in verdict  # says which output the stop policy reads
     assert "".join(t for t, _ in spans).strip() == reply  # the whole reply is shown: no stop
@@ -188,3 +188,22 @@ def test_risk_plot_reads_log_odds_so_the_threshold_is_readable(ui, built):
     assert g[0] < thr[ui.LOGODDS].iloc[0] < g[1]  # 0.9 and 0.995 sit on either side of a 0.99 threshold
     plots = [c for c in built.blocks.values() if isinstance(c, gr.LinePlot)]
     assert all(p.y == ui.LOGODDS and "threshold" in p.label for p in plots)
+
+
+def test_risk_plot_y_title_fits_the_plot_height(ui, built):
+    """Issue #33: the long y-axis title was cut to "...0 = p 0.5, 2..." in the browser. The axis says
+    what it is in a few words (about 6 px a character at Vega's 11 px: 30 characters fit any plot
+    of 200 px or more); the log-odds to probability key sits in the label above the plot."""
+    plots = [c for c in built.blocks.values() if isinstance(c, gr.LinePlot)]
+    for p in plots:
+        assert len(p.y_title) <= 30 and "log-odds" in p.y_title
+        assert "4.6 = 0.99" in p.label
+
+
+def test_tab_text_has_no_emoji(ui):
+    """Issue #33: on a host without an emoji font the banners' emoji were drawn as empty boxes."""
+    import inspect
+    import re
+
+    emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
+    assert not emoji.search(inspect.getsource(ui))

@@ -144,13 +144,71 @@ def test_attack_refuses_bad_numbers_and_choices(bad, match):
     assert len(str(err.value)) < 300  # a long input is never echoed back
 
 
-def test_flat_image_embed_is_shown_as_failed_and_raises():
+def test_flat_image_embed_clears_the_status_and_raises():
+    """Issue #33: on error the status clears (the error is shown once, as the toast) and no
+    result from an earlier run stays: image, difference map and bits are all emptied."""
     steps = ui.do_embed(np.zeros((256, 512, 3), np.uint8), "k", "text", "hi", ui64)
-    assert "Embedding" in next(steps)[1]
-    failed = next(steps)
-    assert failed[0] is None and "Embedding failed" in failed[1] and "flat" in failed[1]
+    first = next(steps)
+    assert "Embedding" in first[1] and first[0] is None and first[3] is None  # old result goes at once
+    assert next(steps) == (None, "", None, None)
     with pytest.raises(gr.Error, match="flat"):
         next(steps)
+
+
+def test_bad_input_clears_an_earlier_result_too():
+    steps = ui.do_embed(None, "k", "text", "hi", ui64)
+    assert next(steps) == (None, "", None, None)
+    with pytest.raises(gr.Error, match="load a panorama"):
+        next(steps)
+
+
+def test_embed_status_sits_next_to_the_embed_button():
+    with gr.Blocks() as demo:
+        ui.build()
+    col = next(b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value == "Embed").parent
+    assert any(isinstance(c, gr.Markdown) for c in col.children)
+
+
+@pytest.mark.parametrize("w,h,pad,resized", [(300, 300, (600, 300), (600, 300)),
+                                             (500, 300, (600, 300), (600, 300)),
+                                             (701, 300, (702, 351), (700, 350))])
+def test_not_2to1_hint_names_what_pad_and_resize_really_give(tmp_path, w, h, pad, resized):
+    """Issue #33: the hint said "pad or resize it to 300x150" for a 300 x 300 image; pad gives 600 x 300."""
+    src = np.full((h, w, 3), 90, np.uint8)
+    with pytest.raises(gr.Error, match="2:1") as err:
+        ui.load_panorama(_write(tmp_path, src), "refuse")
+    assert f"pad (black bands, gives {pad[0]} x {pad[1]} px)" in str(err.value)
+    assert f"to {resized[0]} x {resized[1]} px" in str(err.value)
+    for fit, want in (("pad", pad), ("resize", resized)):
+        img, _info = ui.load_panorama(_write(tmp_path, src), fit)
+        assert (img.shape[1], img.shape[0]) == want
+
+
+def test_embed_notes_are_plain_words_not_log_lines():
+    raw = ["PSNR floor 42 dB reached at margin 0.6 (unscaled 41.2 dB); re-embedded at margin 0.3",
+           "smallest carrier margin 0.21 is below the target 0.3: the watermark reads back, but survives less attack"]
+    for note in raw:
+        plain = ui.plain_note(note)
+        assert "margin" not in plain and "attack" in plain
+
+
+def test_tab_text_has_no_emoji_or_internal_error_names():
+    import inspect
+    import re
+
+    from demos import bandits
+
+    emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
+    for mod in (ui, bandits):
+        assert not emoji.search(inspect.getsource(mod))
+
+
+def test_a_file_that_is_not_an_image_is_named_in_plain_words(tmp_path):
+    path = tmp_path / "notes.png"
+    path.write_text("not an image")
+    with pytest.raises(gr.Error) as err:
+        ui.load_panorama(str(path), "refuse")
+    assert "Error" not in str(err.value) and "image" in str(err.value)
 
 
 def test_sixteen_bit_file_in_the_embed_box_is_refused_clearly(tmp_path):

@@ -207,9 +207,9 @@ class SimConfig:
             try:
                 x = float(v)
             except (TypeError, ValueError, OverflowError):
-                raise InputError(f"{LABELS[name]} ({name}) must be a number, got {str(v)[:40]}") from None
+                raise InputError(f"{LABELS[name]} must be a number, got {str(v)[:40]}") from None
             if isinstance(v, bool) or not math.isfinite(x) or not 0 <= x <= LIMITS[name]:
-                raise InputError(f"{LABELS[name]} ({name}) must be a finite number between 0 and "
+                raise InputError(f"{LABELS[name]} must be a finite number between 0 and "
                                  f"{LIMITS[name]:.0e} (got {x:.6g})")
         self.delay_budget = int(self.delay_budget)
         self.corruption_budget = int(self.corruption_budget)

@@ -22,32 +22,35 @@ PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+P
 _BASE = {"d": 10, "K": 10, "T": 2000, "corruption": "strategic", "corruption_budget": 25,
              "delay_mean": 100.0, "delay_std": 100.0, "delay_budget": 10000}
 
-#: name -> (what it reproduces, SimConfig keyword arguments)
+#: name -> (what it reproduces, in words a reader of the tab understands; SimConfig keyword
+#: arguments). Reference commands, in order: ``main.py run linear --delay strategic|stochastic``,
+#: ``run post-serving --phi abs --delay ...``, ``run representative --phi abs --delay ...``,
+#: ``run std-ablation``.
 PRESETS: dict[str, tuple[str, dict]] = {
     "Fig. 1 linear, adversarial delay": (
-        "paper Fig. 1 left / reference `main.py run linear --delay strategic`",
+        "paper Fig. 1 (left): linear utility, adversarial delay",
         dict(_BASE, phi="polynomial", post_serving=False, delay="strategic",
              algorithms=BASE_ALGORITHMS)),
     "Fig. 1 linear, stochastic delay": (
-        "paper Fig. 1 right / reference `main.py run linear --delay stochastic`",
+        "paper Fig. 1 (right): linear utility, stochastic delay",
         dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
              algorithms=BASE_ALGORITHMS)),
     "Fig. 2 post-serving (abs), adversarial delay": (
-        "paper Fig. 2 / reference `main.py run post-serving --phi abs --delay strategic`",
+        "paper Fig. 2: every method learns phi = abs, adversarial delay",
         dict(_BASE, phi="abs", post_serving=True, delay="strategic", algorithms=PS_ALGORITHMS)),
     "Fig. 2 post-serving (abs), stochastic delay": (
-        "paper Fig. 2 / reference `main.py run post-serving --phi abs --delay stochastic`",
+        "paper Fig. 2: every method learns phi = abs, stochastic delay",
         dict(_BASE, phi="abs", post_serving=True, delay="stochastic", algorithms=PS_ALGORITHMS)),
     "Fig. 3 representative (abs), adversarial delay": (
-        "paper Fig. 3 / reference `main.py run representative --phi abs --delay strategic`",
+        "paper Fig. 3: only RCDP-UCB learns phi = abs, adversarial delay",
         dict(_BASE, phi="abs", post_serving=True, delay="strategic",
              algorithms=BASE_ALGORITHMS)),
     "Fig. 3 representative (abs), stochastic delay": (
-        "paper Fig. 3 / reference `main.py run representative --phi abs --delay stochastic`",
+        "paper Fig. 3: only RCDP-UCB learns phi = abs, stochastic delay",
         dict(_BASE, phi="abs", post_serving=True, delay="stochastic",
              algorithms=BASE_ALGORITHMS)),
     "Appendix delay-std ablation (std 100)": (
-        "reference `main.py run std-ablation` (one of std 0/50/100/150; RCDP-UCB only)",
+        "the appendix delay-std ablation at std 100 (of 0/50/100/150), RCDP-UCB only",
         dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
              algorithms=("RCDP-UCB",))),
 }
@@ -85,6 +88,9 @@ class SweepResult:
 
 
 SWEEPABLE = ("corruption_budget", "delay_budget", "delay_std", "delay_mean", "d", "K")
+#: How progress messages name each swept parameter (the tab's words, not the field names).
+SWEEP_NAMES = {"corruption_budget": "C", "delay_budget": "Lambda", "delay_std": "delay std",
+               "delay_mean": "delay mean", "d": "d", "K": "K"}
 
 
 def sweep(base: SimConfig, param: str, values: Sequence[float],
@@ -109,7 +115,7 @@ def sweep(base: SimConfig, param: str, values: Sequence[float],
         sub = None
         if progress is not None:
             def sub(f, msg, i=i, cast=cast):
-                progress((i + f) / len(values), f"{param}={cast}: {msg}")
+                progress((i + f) / len(values), f"{SWEEP_NAMES[param]} = {cast}: {msg}")
         res = simulate(cfg, sub)
         total += res.seconds
         results.append(res)
@@ -166,7 +172,7 @@ def sweep_within_budget(cfg: SimConfig, param: str, values: Sequence[float],
             raise InputError(f"the longest horizon would take about {est / 60:.0f} min; lower it")
         return sweep_T(cfg, [int(v) for v in vals])
     if param == "delay_budget" and cfg.delay != "strategic":
-        raise InputError("the delay budget only acts with the adversarial ('strategic') delay")
+        raise InputError("the delay budget only acts with the adversarial delay regime: choose it first")
     total = sum(estimate_seconds(dataclasses.replace(
         cfg, **{param: int(v) if param != "delay_std" else v})) for v in vals)
     if total > cfg.max_seconds:

@@ -91,9 +91,12 @@ class SimResult:
 _C_STEP = 4e-6        # per seed-round-algorithm: the kernel's fixed cost of a round (3-5 us at d=1, K=2)
 _C_ROUND = 2.5e-9     # per seed-round-algorithm, times (K p^2 + K^2 p) for selection
 _C_MLE = 0.55e-9      # per history row per Newton sweep (about 3 a solve), times (p^2 + 16)(1 + p/10)
-_C_PRED = 1.33e-9     # per buffer row per predictor step, times B * (d H + H^2 + H e)
-_C_PY_STEP = 6e-3     # per round per predictor step when the predictor forces round-by-round work
-_C_PY_ALGO = 2e-3     # per round per algorithm on that path
+# The three predictor constants were re-measured (issue #33): the old ones (1.33e-9, 6e-3, 2e-3)
+# made post-serving runs look 10-30x longer than they took (a fast 4-value sweep over C "about
+# 9 min" that ran in under a minute); these keep a 2-4x margin on the long side under load.
+_C_PRED = 0.4e-9      # per buffer row per predictor step, times B * (d H + H^2 + H e)
+_C_PY_STEP = 5e-4     # per round per predictor step when the predictor forces round-by-round work
+_C_PY_ALGO = 2e-4     # per round per algorithm on that path
 _C_OUTPUT = 0.3       # per algorithm: its curves as a plot and CSV at <= 2,000 / 501 points (0.2-0.3 s)
 
 
