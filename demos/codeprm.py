@@ -45,7 +45,7 @@ def _plot_figure(scan: dict):
     steps = scan["steps"]
     risks = [s["risk"] for s in steps]
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
-    colors = ["#d62728" if r >= scan["step_threshold"] else "#2ca02c" for r in risks]
+    colors = ["#d62728" if s.get("driver") else "#2ca02c" for s in steps]  # red: a flagged step
     ax.bar(range(1, len(risks) + 1), risks, color=colors)
     ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"verdict threshold {scan['threshold']:.3f}")
     ax.set_ylim(0, 1.02)
@@ -77,7 +77,7 @@ def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) ->
         shown = s is not None and (upto is None or s["index"] <= upto)
         risk = s["risk"] if shown else None
         bg = ""
-        if shown and risk >= scan["step_threshold"]:
+        if shown and s.get("driver"):
             bg = "background:#fde0dc;" if i not in finding_lines and i != s["hot_line"] else "background:#f8a5a0;"
         if s is not None and focus is not None and s["index"] == focus:
             bg += "outline:1px solid #1f77b4;"
@@ -94,7 +94,7 @@ def _verdict_md(scan: dict) -> str:
     v = scan["verdict"]
     head = f"### {'VULNERABLE' if v == 'vulnerable' else 'SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
     parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
-                    f"aggregation: {scan['aggregation']} (risk in [0, 1], unitless probability-like score).")]
+                    "the file's risk (0 to 1, no unit) follows its riskiest steps, so one risky step is enough.")]
     if scan.get("syntax_error"):
         parts.append(f"**Note:** the code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
                      "would be. Tick *partial code* if it is unfinished on purpose.")
@@ -160,8 +160,7 @@ def scan_code(code: str, partial: bool):
     if r.syntax_error and not partial:
         gr.Warning(f"The code does not parse ({r.syntax_error}); scanned as a prefix would be.")
     scan = r.to_dict()
-    scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold,
-                aggregation=f"soft minimum of step scores (tau {prm.cfg.tau})")
+    scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold)
     json_path = cache_file("codeprm-scan", name="codeprm-scan.json")
     sarif_path = cache_file("codeprm-scan", name="codeprm-scan.sarif")
     Path(json_path).write_text(r.to_json())  # in Gradio's cache: the app's delete_cache removes them
