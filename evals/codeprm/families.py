@@ -85,9 +85,10 @@ def file_risk(method: str, c: Code, cfg: PRMConfig) -> float:
     return aggregate(step_risks(method, c, cfg), cfg)[0] if c.spans else 0.0
 
 
-def flags(method: str, c: Code, cfg: PRMConfig, model_threshold: float) -> bool:
-    """The method's verdict on one piece of code (analysers: any finding of theirs)."""
-    r = file_risk(method, c, cfg)
+def flags(method: str, c: Code, cfg: PRMConfig, model_threshold: float, risk: float | None = None) -> bool:
+    """The method's verdict on one piece of code (analysers: any finding of theirs); ``risk`` is
+    its file risk when the caller has it already."""
+    r = file_risk(method, c, cfg) if risk is None else risk
     if method in ANALYSER_METHODS:
         return r >= 0.5
     if method == "model alone":
@@ -207,7 +208,7 @@ def build(split: str, cfg: PRMConfig, n_clean: int = 3000, n_prefix_clean: int =
 
 
 def all_codes(f: Families) -> list[Code]:
-    return f.clean + f.fix_versions + [c for v, _, _ in f.pairs for c in (v,)] + f.prefixes + f.cse + f.cse_prefix
+    return f.clean + f.fix_versions + [v for v, _, _ in f.pairs] + f.prefixes + f.cse + f.cse_prefix
 
 
 def evaluate(f: Families, cfg: PRMConfig, model_threshold: float, methods=METHODS) -> dict[str, dict]:
@@ -216,8 +217,8 @@ def evaluate(f: Families, cfg: PRMConfig, model_threshold: float, methods=METHOD
     for m in methods:
         vr = np.array([file_risk(m, v, cfg) for v, _, _ in f.pairs])
         fr = np.array([file_risk(m, x, cfg) for _, x, _ in f.pairs])
-        vf = np.array([flags(m, v, cfg, model_threshold) for v, _, _ in f.pairs], bool)
-        ff = np.array([flags(m, x, cfg, model_threshold) for _, x, _ in f.pairs], bool)
+        vf = np.array([flags(m, v, cfg, model_threshold, r) for (v, _, _), r in zip(f.pairs, vr)], bool)
+        ff = np.array([flags(m, x, cfg, model_threshold, r) for (_, x, _), r in zip(f.pairs, fr)], bool)
         small = np.array([s for _, _, s in f.pairs], bool)
         cl = [flags(m, c, cfg, model_threshold) for c in f.clean]
         cp = [flags(m, c, cfg, model_threshold) for c in f.prefixes if not c.labels]
