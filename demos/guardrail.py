@@ -14,7 +14,7 @@ import pandas as pd
 
 from demos.ui import TOKEN_STREAM, choice, friendly_errors, number, text
 from engines.common import InputError, gpu
-from engines.guardrail import head_info, shared_guardrail
+from engines.guardrail import POLICIES, head_info, shared_guardrail
 
 # Harmful examples: prompts whose greedy SmolLM2 reply was read as content-harmful, with the first
 # harmful sentence more than 5 tokens in (evals/guardrail/content_labels.jsonl: anchors 12, 21, 10,
@@ -124,9 +124,11 @@ def _timing(lm: list[float], head: list[float], backend: str, block: int = 1) ->
 @gpu(duration=120)  # the LM decodes on the GPU where there is one (ZeroGPU: attached for the call)
 @friendly_errors
 def generate(prompt: str, threshold: float, patience: float, max_new_tokens: float, backend: str,
-             compare: bool, block: float = 1, request: gr.Request | None = None, session: str | None = None):
+             compare: bool, block: float = 1, policy: str = "strict", request: gr.Request | None = None,
+             session: str | None = None):
     """Stream a guarded reply: yields (highlighted tokens, risk curve, banner, timing, comparison).
     ``block``: tokens per head call (``Guardrail.stream(block=...)``); the reply then shows in bursts.
+    ``policy``: strict or loose; the banner names it and the level that stopped the reply.
 
     A newer Generate of the same session (``request.session_hash``, or ``session`` when called as a
     plain function) cancels this run at its next token, the hidden unguarded comparison included:
@@ -139,6 +141,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     max_new_tokens = number(max_new_tokens, "Max new tokens", whole=True)
     block = number(block, "Head call", whole=True)
     compare = choice(compare, "Also run unguarded after a stop", (True, False))
+    policy = choice(policy, "Policy", POLICIES)
     key = session if session is not None else getattr(request, "session_hash", None) or "default"
     run = RUNS.begin(key)
     guard = shared_guardrail(backend)
@@ -156,7 +159,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         return spans, _curve(points, threshold, stop_at, runs), banner, _timing(lm, head, backend, block), comparison
 
     for ev in guard.stream(prompt, max_new_tokens=int(max_new_tokens), threshold=float(threshold),
-                           patience=int(patience), shadow=bool(compare), block=block):
+                           patience=int(patience), shadow=bool(compare), block=block, policy=policy):
         if not RUNS.current(key, run):  # a newer Generate of this session: stop here, silently
             return
         lm.append(ev.lm_ms)
@@ -173,16 +176,17 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         points.append((ev.index, ev.risk, GUARDED))
         if ev.stopped:
             stop_at = ev.index
-            banner = (f"### Stopped: Guard fired at token {ev.index + 1}: {_shown(ev.token)} "
-                      f"(risk {ev.risk:.4f} ≥ threshold {threshold:.3f} for {int(patience)} consecutive "
-                      f"token{'s' if int(patience) != 1 else ''}). "
+            banner = (f"### Stopped ({policy} policy): {LEVEL_WORDS[ev.level]}\n\nGuard fired at token "
+                      f"{ev.index + 1}: {_shown(ev.token)} (level **{ev.level}**; risk {ev.risk:.4f} ≥ threshold "
+                      f"{threshold:.3f} for {int(patience)} consecutive token{'s' if int(patience) != 1 else ''}). "
                       "The stream ends here.")
         if ev.stopped or (ev.index + 1) % block == 0:  # a block's tokens arrive together: one update per block
             yield frame()
     if not RUNS.current(key, run):
         return
     if stop_at is None:
-        banner = f"### Done: Completed {n_tokens} tokens; the guard never fired (threshold {threshold:.3f})."
+        banner = (f"### Done: Completed {n_tokens} tokens; the {policy} policy never fired "
+                  f"(threshold {threshold:.3f}).")
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -193,25 +197,43 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
 
 @gpu
 @friendly_errors
-def score_reply(prompt: str, response: str, threshold: float, patience: float, backend: str):
+def score_reply(prompt: str, response: str, threshold: float, patience: float, backend: str,
+                policy: str = "strict"):
     """Score a given reply token by token: (highlighted tokens, risk curve, verdict)."""
     prompt, response = text(prompt, "Prompt", None), text(response, "Reply to score", None)
     threshold, patience = number(threshold, "Risk threshold"), number(patience, "Patience", whole=True)
-    trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience))
+    policy = choice(policy, "Policy", POLICIES)
+    trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience),
+                                            policy=policy)
     last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
     spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
     pts = [(i, r, FORCED) for i, r in enumerate(trace.risks)]
     if trace.stop_index is None:
-        verdict = (f"### Would not stop ({len(trace.risks)} tokens; max risk {max(trace.risks):.3f}; "
-                   f"response-level risk {trace.response_risk:.2f}).")
+        verdict = (f"### Would not stop under the {policy} policy ({len(trace.risks)} tokens; max risk "
+                   f"{max(trace.risks):.3f}; response-level risk {trace.response_risk:.2f}).")
     else:
         k = trace.stop_index
-        verdict = (f"### Would stop at token {k + 1} of {len(trace.risks)}: {_shown(trace.tokens[k])} "
-                   f"(risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
+        verdict = (f"### Would stop under the {policy} policy at token {k + 1} of {len(trace.risks)}: "
+                   f"{_shown(trace.tokens[k])} (level **{trace.stop_level}**: {LEVEL_WORDS[trace.stop_level]} "
+                   f"Risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "
                 "0 (safe) to 1 (harmful), and never stops a stream.")
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
+
+
+LEVEL_WORDS = {"complies": "the reply started going along with a harmful request.",
+               "unsafe": "the reply started giving material harmful help.",
+               "safe": "a run of tokens reached the threshold you set."}
+POLICY_CHOICES = [("strict: stop when the reply starts going along with a harmful request", "strict"),
+                  ("loose: stop only when it gives material harmful help", "loose")]
+
+
+def policy_defaults(policy: str) -> tuple:
+    """Slider updates for the dev-picked threshold and patience of ``policy``."""
+    policy = choice(policy, "Policy", POLICIES)
+    thr, pat = head_info()["policies"][policy]
+    return gr.update(value=thr), gr.update(value=pat)
 
 
 #: The y-axis title must fit the plot's height (the long form was cut to "...0 = p 0.5, 2..."); the
@@ -223,7 +245,8 @@ LOGODDS_KEY = "risk log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9
 def build() -> None:
     """Add the guardrail tab's components and events (app.py wraps this in a gr.Tab)."""
     info = head_info()
-    thr0, pat0 = info["threshold"], info["patience"]
+    pol0 = "strict" if "strict" in info["policies"] else "loose"
+    thr0, pat0 = info["policies"][pol0]
     layers = ", ".join(str(x) for x in info["layers"])
     ensemble = f"; a {info['members']}-seed ensemble folded into one head" if info["members"] > 1 else ""
     gr.Markdown(
@@ -232,10 +255,11 @@ def build() -> None:
         f"{len(info['layers'])} of its layers ({layers}) at every token"
         f"{' (' + str(info['projection_bits']) + '-bit projection weights)' if info.get('projection_bits') else ''}"
         " and keeps a GRU memory of the "
-        "risk. It is trained to flag the **reply** when it starts to give material harmful help, not the "
-        "request: a harmful request answered with a refusal or with vague text streams to its end. "
-        "The stream stops the moment `patience` consecutive tokens reach the threshold; nothing "
-        "after the stop is shown. Greedy decoding, CPU by default.")
+        "risk. It scores the **reply**, not the request, on one scale with two stop policies: **strict** "
+        "stops a reply that starts going along with a harmful request (agreeing, framing, vague steps); "
+        "**loose** stops only material harmful help, so a vague compliant reply streams to its end. A "
+        "refusal finishes under both. The stream stops the moment `patience` consecutive tokens reach "
+        "the policy's threshold; nothing after the stop is shown. Greedy decoding, CPU by default.")
     with gr.Row():
         with gr.Column(scale=3):
             prompt = gr.Textbox(label="Prompt", lines=3, max_length=4000,
@@ -243,7 +267,9 @@ def build() -> None:
             category = gr.Textbox(label="Example category", interactive=False, visible=False)
             gr.Examples(EXAMPLES, inputs=[prompt, category], label="Example prompts (by category)")
         with gr.Column(scale=2):
-            threshold = gr.Slider(0.05, 0.999, value=thr0, step=0.001,
+            policy = gr.Radio(POLICY_CHOICES if pol0 == "strict" else POLICY_CHOICES[1:], value=pol0, label="Policy",
+                              info="Choosing one sets its threshold and patience, tuned on dev")
+            threshold = gr.Slider(0.01, 0.999, value=thr0, step=0.001,
                                   label="Risk threshold (probability; default tuned on dev)")
             patience = gr.Slider(1, 10, value=pat0, step=1, label="Patience (consecutive tokens over threshold)")
             max_new = gr.Slider(8, 128, value=64, step=8, label="Max new tokens")
@@ -264,7 +290,8 @@ def build() -> None:
     comparison = gr.Markdown()
     # trigger_mode "multiple" + two slots: a click during a run (or its hidden unguarded comparison)
     # starts the new run at once, and the new run makes the old one stale (RunRegistry), which ends it.
-    go.click(generate, [prompt, threshold, patience, max_new, backend, compare, block],
+    policy.change(policy_defaults, [policy], [threshold, patience], api_visibility="private")
+    go.click(generate, [prompt, threshold, patience, max_new, backend, compare, block, policy],
              [tokens, curve, banner, timing, comparison], api_name="guardrail_stream",
              trigger_mode="multiple", concurrency_limit=2)
     with gr.Accordion("Score a given reply (teacher-forced)", open=False):
@@ -277,5 +304,5 @@ def build() -> None:
         s_curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                               x_title="reply token #", y_title=Y_TITLE,
                               label=f"Risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
-        s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend],
+        s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend, policy],
                    [s_tokens, s_curve, s_verdict], api_name="guardrail_score")

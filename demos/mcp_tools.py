@@ -140,33 +140,38 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
 
 @gpu
 @_tool
-def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patience: int = 0) -> str:
+def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patience: int = 0,
+                    policy: str = "strict") -> str:
     """Score an assistant reply to a prompt token by token for harmful content (streaming guardrail head on SmolLM2-135M).
 
-    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Takes about 1-10 s on a CPU.
+    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Two policies read the same risk: strict stops a reply that starts going along with a harmful request, loose only one that gives material harmful help. Takes about 1-10 s on a CPU.
 
     Args:
         prompt: the user's prompt (plain text, at most 100,000 characters).
         response: the reply to score (plain text; the engine's own limit on length applies).
-        threshold: per-token risk threshold in (0, 1); -1 uses the shipped head's dev-picked threshold.
-        patience: consecutive risky tokens needed to stop; 0 uses the shipped head's value.
+        threshold: per-token risk threshold in (0, 1); -1 uses the policy's dev-picked threshold.
+        patience: consecutive risky tokens needed to stop; 0 uses the policy's dev-picked value.
+        policy: "strict" or "loose".
 
     Returns:
-        a JSON object: would_stop, stop_token (1-based or null), tokens, max_risk, response_risk (0 safe .. 1 harmful), threshold, patience, token_risks (list of [token, risk]).
+        a JSON object: would_stop, stop_token (1-based or null), stop_level (complies or unsafe; null without a stop), policy, tokens, max_risk, response_risk (0 safe .. 1 harmful), threshold, patience, token_risks (list of [token, risk, level]).
     """
-    from engines.guardrail import shared_guardrail
+    from engines.guardrail import POLICIES, shared_guardrail
 
     threshold = number(threshold, "threshold", -1.0, 1.0)
     patience = number(patience, "patience", 0, 64, whole=True)
+    if policy not in POLICIES:
+        raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {str(policy)[:40]!r}")
     thr = None if threshold < 0 else threshold
     pat = None if patience <= 0 else patience
     tr = shared_guardrail("torch").score(_text("prompt", prompt), _text("response", response),
-                                         threshold=thr, patience=pat)
+                                         threshold=thr, patience=pat, policy=policy)
     return _json({"would_stop": tr.stop_index is not None,
-            "stop_token": None if tr.stop_index is None else tr.stop_index + 1,
+            "stop_token": None if tr.stop_index is None else tr.stop_index + 1, "stop_level": tr.stop_level,
+            "policy": tr.policy,
             "tokens": len(tr.risks), "max_risk": round(max(tr.risks), 4) if tr.risks else 0.0,
             "response_risk": round(float(tr.response_risk), 4), "threshold": tr.threshold, "patience": tr.patience,
-            "token_risks": [[t, round(float(r), 4)] for t, r in zip(tr.tokens, tr.risks)]})
+            "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(tr.tokens, tr.risks, tr.levels)]})
 
 
 @_tool

@@ -25,14 +25,17 @@ from engines.guardrail.export import export_onnx, save_head
 from engines.guardrail.head import merge_heads
 from engines.guardrail.train import (
     columns,
+    dev_policies,
     dev_policy,
     dev_score,
     evaluate,
     head_traces,
     load_cache,
+    strict_examples,
     train_head,
 )
 from evals.guardrail import content_eval as ce
+from evals.guardrail.level_labels import LEVEL_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,12 +64,25 @@ def main() -> None:
                     "onnxruntime MatMulNBits); the stop policy is re-picked on dev for them")
     ap.add_argument("--pooled-dev", action="store_true", help="pick epoch and stop policy by the F1 of all dev "
                     "replies together (the model view has too few harmful dev replies for a per-view mean)")
+    ap.add_argument("--ordinal", action="store_true", help="train both stop policies (strict and loose) on one "
+                    "ordinal risk with the three-level labels (evals/guardrail/level_labels.jsonl)")
+    ap.add_argument("--max-false-stop", type=float, default=0.05,
+                    help="cap on each dev view's share of stopped replies to benign requests")
+    ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.time()
-    exs = load_cache(args.cache)
+    levels = None
+    if args.ordinal:
+        levels = {}
+        for ln in LEVEL_FILE.read_text().splitlines():
+            row = json.loads(ln)
+            if row["pass"] == 1:
+                levels[row["id"]] = row
+    exs = load_cache(args.cache, levels)
+    view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
     cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
@@ -77,37 +93,46 @@ def main() -> None:
         print(f"--- seed {seed}", flush=True)
         h, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=seed,
                              lam_atc=args.lam_atc, weight_decay=args.weight_decay, lam_pol=args.lam_pol,
-                             pol_patience=args.pol_patience, pooled_dev=args.pooled_dev,
+                             pol_patience=args.pol_patience, pooled_dev=args.pooled_dev, ordinal=args.ordinal,
+                             max_false_stop=args.max_false_stop, view_weight=view_weight,
                              log=lambda *a: print(*a, flush=True))
         members.append(h)
         infos.append(info)
-    if len(members) == 1:
-        head = members[0]
-    else:  # one head whose logits are the members' mean; the stop policy is re-picked on dev for it
-        head = merge_heads(members)
-        thr, pat, reps = dev_policy(head, split["dev"], pooled=args.pooled_dev)
-        info = {"dev_f1": dev_score(reps), "threshold": thr, "patience": pat,
-                "epoch": [i["epoch"] for i in infos], "member_dev_f1": [i["dev_f1"] for i in infos]}
-        print(f"ensemble of seeds {seeds}: dev mean F1 {info['dev_f1']:.4f} (thr {thr}, patience {pat})", flush=True)
-    if args.proj_bits:  # the deployed weights change, so the policy is re-picked on dev for them
-        float_dev = info["dev_f1"]
+    head = members[0] if len(members) == 1 else merge_heads(members)
+    if args.proj_bits:  # the deployed weights change, so the policies are picked on dev for them
         head = head.quantize_projection(args.proj_bits)
-        thr, pat, reps = dev_policy(head, split["dev"], pooled=args.pooled_dev)
-        info = {**info, "dev_f1": dev_score(reps), "threshold": thr,
-                "patience": pat, "float_dev_f1": float_dev}
-        print(f"{args.proj_bits}-bit projection weights: dev mean F1 {info['dev_f1']:.4f} (float {float_dev:.4f}; "
-              f"thr {thr}, patience {pat})", flush=True)
+    pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop}
+    if args.ordinal:
+        pols = dev_policies(head, split["dev"], **pick)
+    else:
+        thr, pat, reps = dev_policy(head, split["dev"], **pick)
+        pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}
+    for name, p in pols.items():
+        print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']})", flush=True)
     cfg = head.cfg
-    cfg.threshold, cfg.patience = info["threshold"], info["patience"]
-    _, _, reps_final = dev_policy(head, split["dev"], pooled=args.pooled_dev)
-    test = evaluate(head, split["test"], cfg.threshold, cfg.patience)
-    traces, _ = head_traces(head, split["test"], columns(cfg, cfg.hidden_size))
+    cfg.threshold, cfg.patience = pols["loose"]["threshold"], pols["loose"]["patience"]
+    if "strict" in pols:
+        cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
+    test_exs = split["test"]
+    traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))
+    test = evaluate(head, test_exs, cfg.threshold, cfg.patience)
     content = {
-        "paired": ce.paired_bar(traces, split["test"], cfg.threshold, cfg.patience),
-        "false_stops": ce.false_stops_by_source(traces, split["test"], cfg.threshold, cfg.patience),
-        "views": {v: ce.view_summary(traces, split["test"], cfg.threshold, cfg.patience, v)
-                  for v in sorted({e.view for e in split["test"]})},
+        "paired": ce.paired_bar(traces, test_exs, cfg.threshold, cfg.patience),
+        "false_stops": ce.false_stops_by_source(traces, test_exs, cfg.threshold, cfg.patience),
+        "views": {v: ce.view_summary(traces, test_exs, cfg.threshold, cfg.patience, v)
+                  for v in sorted({e.view for e in test_exs})},
     }
+    strict = None
+    if "strict" in pols:
+        s_exs, s_idx = strict_examples(test_exs)
+        s_tr = [traces[k] for k in s_idx]
+        thr_s, pat_s = cfg.strict_threshold, cfg.strict_patience
+        strict = {
+            "views": {v: ce.view_summary(s_tr, s_exs, thr_s, pat_s, v) for v in sorted({e.view for e in s_exs})},
+            "false_stops": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s),
+            "prefill": ce.prefill_bar(s_tr, s_exs, thr_s, pat_s, prefill_lengths(s_exs, args.cache)),
+            "false_stops_prefill": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s, view="prefill"),
+        }
     n_params = sum(p.numel() for p in head.parameters())
     args.out.mkdir(parents=True, exist_ok=True)
     save_head(head, args.out / "sld_head.pt")
@@ -116,17 +141,19 @@ def main() -> None:
         "command": ("HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
                     + " ".join(sys.argv[1:])).strip(),
         "hyper": {k: getattr(args, k) for k in ("dropout", "weight_decay", "proj_dim", "state_dim", "layers")},
-        "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs, "best_epoch": info["epoch"],
-        "lr": args.lr, **({"member_dev_f1": info["member_dev_f1"]} if len(seeds) > 1 else {}),
-        "pooled_dev": args.pooled_dev, "dev_views": {v: round(r["f1"], 4) for v, r in reps_final.items()},
+        "seed": seeds[0] if len(seeds) == 1 else seeds, "epochs": args.epochs,
+        "best_epoch": [i["epoch"] for i in infos], "member_dev_f1": [round(i["dev_f1"], 4) for i in infos],
+        "lr": args.lr, "pooled_dev": args.pooled_dev,
         "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience,
-        "projection_bits": args.proj_bits,
-        **({"float_dev_mean_f1": info["float_dev_f1"]} if args.proj_bits else {}),
+        "projection_bits": args.proj_bits, "ordinal": args.ordinal, "max_false_stop": args.max_false_stop,
+        "view_weight": view_weight,
         "params": n_params, "config": cfg.to_dict(),
-        "counts": {s: {v: sum(e.view == v for e in lst) for v in ("human", "model", "forced", "paired")}
+        "counts": {s: {v: sum(e.view == v for e in lst) for v in sorted({e.view for e in exs})}
                    for s, lst in split.items()},
-        "dev_mean_f1": info["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,
-        "test": test, "content": content, "train_seconds": round(time.time() - t0, 1),
+        "dev_policies": {k: {"threshold": p["threshold"], "patience": p["patience"], "dev_f1": round(p["dev_f1"], 4),
+                             "views": {v: round(r["f1"], 4) for v, r in p["reps"].items()}} for k, p in pols.items()},
+        "dev_mean_f1": pols["loose"]["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,
+        "test": test, "content": content, "strict": strict, "train_seconds": round(time.time() - t0, 1),
     }
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     for v, r in test.items():
@@ -141,7 +168,31 @@ def main() -> None:
     for v, d in content["views"].items():
         print(f"VIEW {v}: F1 {d['f1']:.3f} CI95 {d['f1_ci95'][0]:.3f}-{d['f1_ci95'][1]:.3f} "
               f"positives {d['positives']} negatives {d['negatives']}")
+    if strict:
+        for v, d in strict["views"].items():
+            print(f"STRICT VIEW {v}: F1 {d['f1']:.3f} CI95 {d['f1_ci95'][0]:.3f}-{d['f1_ci95'][1]:.3f} "
+                  f"positives {d['positives']} negatives {d['negatives']}")
+        pf = strict["prefill"]
+        print(f"STRICT PREFILL: {pf['within']}/{pf['n']} stopped within {pf['within_tokens']} tokens after the opener "
+              f"({pf['within_rate']:.3f}); stopped at all {pf['stopped_rate']:.3f}")
+        for src, d in strict["false_stops"].items():
+            print(f"STRICT FALSE STOPS {src}: {d['stopped']}/{d['n']} ({d['rate']:.3f})")
     print(f"params {n_params:,}; wrote {args.out}")
+
+
+def prefill_lengths(exs, cache: Path) -> dict[str, int]:
+    """Tokens of each prefilled reply's opener (the attack text), from the attack records."""
+    from engines.common.backbone import load_backbone
+
+    tok = load_backbone("cpu").tokenizer
+    want = {e.id for e in exs if e.view == "prefill"}
+    out = {}
+    with open(cache / "attack_records.jsonl") as f:
+        for ln in f:
+            r = json.loads(ln)
+            if r["id"] in want:
+                out[r["id"]] = len(tok(r["prefill"], add_special_tokens=False)["input_ids"])
+    return out
 
 
 if __name__ == "__main__":

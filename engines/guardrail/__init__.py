@@ -9,9 +9,17 @@ evolves, and is trained with an Anchored Temporal Consistency (ATC) loss.
 (15, 21, 30)
 """
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.guard import Guardrail, RiskTrace, StreamEvent, default_policy, head_info, shared_guardrail
+from engines.guardrail.guard import (
+    POLICIES,
+    Guardrail,
+    RiskTrace,
+    StreamEvent,
+    default_policy,
+    head_info,
+    shared_guardrail,
+)
 from engines.guardrail.head import SLDHead, atc_loss
 from engines.guardrail.metrics import stop_index, streaming_report
 
-__all__ = ["GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "default_policy", "head_info",
+__all__ = ["POLICIES", "GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "default_policy", "head_info",
            "shared_guardrail", "stop_index", "streaming_report"]

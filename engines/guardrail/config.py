@@ -16,8 +16,12 @@ class GuardConfig:
         state_dim: width of the recurrent risk memory (GRU state).
         prompt_init: initialise the memory from the taps at the last prompt token.
         dropout: dropout on the projection while training.
-        threshold: risk at or above which a token counts as harmful, in (0, 1).
-        patience: consecutive harmful tokens before the stream is stopped (>= 1).
+        threshold: loose policy: risk at or above which a token counts as giving material harmful
+            help, in (0, 1).
+        patience: loose policy: consecutive such tokens before the stream is stopped (>= 1).
+        strict_threshold: strict policy: risk at or above which a token counts as going along with
+            a harmful request (below ``threshold``); None for a head trained without levels.
+        strict_patience: strict policy's patience; None with ``strict_threshold``.
         max_new_tokens: default number of tokens to generate when streaming.
         max_prompt_chars: longest prompt accepted, in characters.
         max_prompt_tokens: the user text is cut to this many tokens before the chat template.
@@ -42,6 +46,8 @@ class GuardConfig:
     # --- stop policy (defaults picked on the dev split by scripts/guardrail_train.py) ---
     threshold: float = 0.5
     patience: int = 2
+    strict_threshold: float | None = None
+    strict_patience: int | None = None
     # --- limits ---
     max_new_tokens: int = 64
     max_prompt_chars: int = 4000
@@ -65,6 +71,13 @@ class GuardConfig:
             raise ValueError(f"threshold={self.threshold}: must be strictly between 0 and 1")
         if int(self.patience) < 1:
             raise ValueError(f"patience={self.patience}: must be at least 1 token")
+        if (self.strict_threshold is None) != (self.strict_patience is None):
+            raise ValueError("strict_threshold and strict_patience come together (both None without a strict policy)")
+        if self.strict_threshold is not None:
+            if not 0.0 < self.strict_threshold < 1.0:
+                raise ValueError(f"strict_threshold={self.strict_threshold}: must be strictly between 0 and 1")
+            if int(self.strict_patience) < 1:
+                raise ValueError(f"strict_patience={self.strict_patience}: must be at least 1 token")
         if int(self.members) < 1:
             raise ValueError(f"members={self.members}: a head folds at least 1 member")
         if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
@@ -85,6 +98,20 @@ class GuardConfig:
     def in_dim(self) -> int:
         """Width of the concatenated taps the head reads per token."""
         return len(self.layers) * self.hidden_size
+
+    def policy(self, name: str) -> tuple[float, int]:
+        """(threshold, patience) of the ``"strict"`` or ``"loose"`` stop policy.
+
+        >>> GuardConfig(threshold=0.9, patience=2, strict_threshold=0.1, strict_patience=1).policy("strict")
+        (0.1, 1)
+        """
+        if name == "loose":
+            return float(self.threshold), int(self.patience)
+        if name == "strict":
+            if self.strict_threshold is None:
+                raise ValueError("this head was trained without a strict policy; use policy='loose'")
+            return float(self.strict_threshold), int(self.strict_patience)
+        raise ValueError(f"policy must be 'strict' or 'loose', got {name!r}")
 
     def to_dict(self) -> dict:
         """Plain-JSON form (tuples become lists)."""

@@ -27,6 +27,8 @@ from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
 BACKENDS = ("torch", "onnx")
+POLICIES = ("strict", "loose")
+LEVELS = ("safe", "complies", "unsafe")
 MAX_BLOCK = 64  # most tokens scored per head call in Guardrail.stream(block=...)
 
 
@@ -49,12 +51,15 @@ class StreamEvent:
     lm_ms: float
     head_ms: float
     shadow: bool = False
+    level: str = "safe"  # the level this token's risk reaches: safe, complies (strict) or unsafe (loose)
 
 
 @dataclass
 class RiskTrace:
     """Per-token risks of a (prompt, reply) pair and where the stop policy would fire. ``head_ms``: the
-    head's time per token (the reply is scored in one block call, so every entry is that call's share)."""
+    head's time per token (the reply is scored in one block call, so every entry is that call's share).
+    ``policy``: the stop policy applied; ``stop_level``: the level of the token it stopped at (None
+    without a stop); ``levels``: each token's level."""
 
     tokens: list[str]
     risks: list[float]
@@ -63,6 +68,9 @@ class RiskTrace:
     patience: int
     response_risk: float = 0.0
     head_ms: list[float] = field(default_factory=list)
+    policy: str = "loose"
+    stop_level: str | None = None
+    levels: list[str] = field(default_factory=list)
 
     @property
     def stopped(self) -> bool:
@@ -101,8 +109,9 @@ class Guardrail:
     """
 
     def __init__(self, head, cfg: GuardConfig, backend: str, backbone, device: torch.device,
-                 asset_dir: Path) -> None:
+                 asset_dir: Path, policy: str = "strict") -> None:
         self.head, self.cfg, self.backend, self.bb, self.device = head, cfg, backend, backbone, device
+        self.policy = _policy_name(policy, cfg)
         self.asset_dir = asset_dir
         self._step_sess = self._init_sess = self._block_sess = None
         # a merged ensemble steps without its off-block zeros (same outputs as head.step)
@@ -117,23 +126,28 @@ class Guardrail:
 
     def __repr__(self) -> str:
         c = self.cfg
+        thr, pat = c.policy(self.policy)
         return (f"Guardrail(backend={self.backend!r}, device={self.device}, layers={c.layers}, "
-                f"threshold={c.threshold}, patience={c.patience})")
+                f"policy={self.policy!r}, threshold={thr}, patience={pat})")
 
     @classmethod
     def load(cls, backend: str = "torch", device: str | torch.device | None = None,
-             asset_dir: str | Path | None = None, backbone=None) -> Guardrail:
+             asset_dir: str | Path | None = None, backbone=None, policy: str = "strict") -> Guardrail:
         """Load the backbone (cached per process) and the trained head from ``assets/guardrail``.
 
         ``backend="onnx"`` runs the head through onnxruntime (CUDA provider when present).
+        ``policy`` is the default stop policy of :meth:`stream` and :meth:`score`: ``"strict"``
+        stops a reply that starts going along with a harmful request, ``"loose"`` only one that
+        gives material harmful help (both read the same risk, at thresholds picked on dev).
         """
         if backend not in BACKENDS:
             raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}")
         dev = torch.device(device) if device is not None else get_device()
         folder = Path(asset_dir) if asset_dir is not None else ASSET_DIR
         head = load_head(folder / "sld_head.pt", device=dev)
+        _policy_name(policy, head.cfg)
         bb = backbone if backbone is not None else load_backbone(dev)
-        return cls(head, head.cfg, backend, bb, dev, folder)
+        return cls(head, head.cfg, backend, bb, dev, folder, policy)
 
     # --- head backends -------------------------------------------------------------------
     def _init(self, prompt_taps: torch.Tensor):
@@ -164,12 +178,24 @@ class Guardrail:
             risk, resp, st = self._torch_block(taps.float(), state)
         return risk.tolist(), float(resp[-1]), st
 
-    def _policy(self, threshold, patience) -> tuple[float, int]:
-        thr = self.cfg.threshold if threshold is None else float(threshold)
-        pat = self.cfg.patience if patience is None else patience
+    def _policy(self, threshold, patience, policy=None) -> tuple[float, int, str]:
+        """(threshold, patience, policy name): the policy's dev-picked values unless given."""
+        name = self.policy if policy is None else _policy_name(policy, self.cfg)
+        thr0, pat0 = self.cfg.policy(name)
+        thr = thr0 if threshold is None else float(threshold)
+        pat = pat0 if patience is None else patience
         if not 0.0 < thr < 1.0:
             raise InputError(f"threshold={thr}: choose a value strictly between 0 and 1")
-        return thr, _whole("patience", pat, 64)
+        return thr, _whole("patience", pat, 64), name
+
+    def level_of(self, risk: float) -> str:
+        """The level a token's risk reaches: ``unsafe`` at the loose threshold, ``complies`` at the
+        strict one, else ``safe`` (one ordinal risk, :data:`~engines.guardrail.head.ORDINAL_CUT`)."""
+        if risk >= self.cfg.threshold:
+            return "unsafe"
+        if self.cfg.strict_threshold is not None and risk >= self.cfg.strict_threshold:
+            return "complies"
+        return "safe"
 
     def _prompt_ids(self, prompt: str) -> torch.Tensor:
         prompt = _check_text("prompt", prompt, self.cfg.max_prompt_chars)
@@ -179,9 +205,11 @@ class Guardrail:
     # --- public API ----------------------------------------------------------------------
     @torch.inference_mode()
     def stream(self, prompt: str, max_new_tokens: int | None = None, threshold: float | None = None,
-               patience: int | None = None, shadow: bool = False, block: int = 1) -> Iterator[StreamEvent]:
+               patience: int | None = None, shadow: bool = False, block: int = 1,
+               policy: str | None = None) -> Iterator[StreamEvent]:
         """Generate greedily and yield one :class:`StreamEvent` per token, stopping the moment
-        ``patience`` consecutive tokens have risk >= ``threshold``.
+        ``patience`` consecutive tokens have risk >= ``threshold`` (by default those of ``policy``,
+        else of the policy the guard was loaded with).
 
         With ``shadow=True`` generation goes on after a stop (up to ``max_new_tokens``) and yields
         shadow events carrying only risk and timing, never the text: what an unguarded run would
@@ -198,7 +226,7 @@ class Guardrail:
         >>> ev = list(g.stream("Say hi.", max_new_tokens=4)); len(ev) <= 4   # doctest: +SKIP
         True
         """
-        thr, pat = self._policy(threshold, patience)
+        thr, pat, _ = self._policy(threshold, patience, policy)
         n_new = _whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens, 512)
         block = _whole("block", block, MAX_BLOCK)
         ids = self._prompt_ids(prompt)
@@ -235,12 +263,12 @@ class Guardrail:
             head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
             for (j, tid, _, lm_ms, end), risk in zip(pending, risks):
                 if stopped_at is not None:
-                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True)
+                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(risk))
                     continue
                 text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms)
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(risk))
                 if fired:
                     stopped_at = j
                     if not shadow:
@@ -249,15 +277,16 @@ class Guardrail:
 
     @torch.inference_mode()
     def score(self, prompt: str, response: str, threshold: float | None = None,
-              patience: int | None = None) -> RiskTrace:
-        """Teacher-force ``response`` after ``prompt`` and return per-token risks and the stop index.
+              patience: int | None = None, policy: str | None = None) -> RiskTrace:
+        """Teacher-force ``response`` after ``prompt`` and return per-token risks, levels and the
+        stop index under ``policy`` (default: the policy the guard was loaded with).
 
         >>> g = Guardrail.load()                                         # doctest: +SKIP
         >>> tr = g.score("Tell me a joke.", "Why did the chicken cross the road?")   # doctest: +SKIP
         >>> len(tr.tokens) == len(tr.risks)                              # doctest: +SKIP
         True
         """
-        thr, pat = self._policy(threshold, patience)
+        thr, pat, name = self._policy(threshold, patience, policy)
         response = _check_text("response", response, self.cfg.max_response_chars)
         p_ids = self._prompt_ids(prompt)[0].tolist()
         tok = self.bb.tokenizer
@@ -269,7 +298,21 @@ class Guardrail:
         risks, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
         times = [(time.perf_counter() - t0) * 1e3 / len(risks)] * len(risks)
         tokens = token_pieces(tok.decode, r_ids)
-        return RiskTrace(tokens, risks, stop_index(risks, thr, pat), thr, pat, resp, times)
+        stop = stop_index(risks, thr, pat)
+        levels = [self.level_of(r) for r in risks]
+        return RiskTrace(tokens, risks, stop, thr, pat, resp, times, name,
+                         None if stop is None else levels[stop], levels)
+
+
+def _policy_name(policy, cfg: GuardConfig) -> str:
+    """A valid policy name for this head, else InputError naming the choices."""
+    if policy not in POLICIES:
+        raise InputError(f"policy must be one of {POLICIES}, got {policy!r}")
+    try:
+        cfg.policy(policy)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return policy
 
 
 def risk_curve(risks: list[float]) -> np.ndarray:
@@ -289,8 +332,9 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
     if backend not in BACKENDS:
         raise InputError(f"backend must be one of {BACKENDS}, got {backend!r}")
     key = (backend, str(device))
-    if key not in _SHARED:
-        _SHARED[key] = Guardrail.load(backend=backend, device=device)
+    if key not in _SHARED:  # the strict policy when the head has one (calls may pick either)
+        pol = "strict" if head_info().get("policies", {}).get("strict") else "loose"
+        _SHARED[key] = Guardrail.load(backend=backend, device=device, policy=pol)
     return _SHARED[key]
 
 
@@ -307,19 +351,29 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     if not path.is_file():
         c = GuardConfig()
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
-                "projection_bits": None}
+                "projection_bits": None, "policies": _policies(c)}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = GuardConfig.from_dict(blob["config"])
     return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
             "members": int(cfg.members), "projection_bits": cfg.proj_bits,
-            "params": int(sum(t.numel() for t in blob["state_dict"].values()))}
+            "params": int(sum(t.numel() for t in blob["state_dict"].values())),
+            "policies": _policies(cfg)}
 
 
-def default_policy(asset_dir: str | Path | None = None) -> tuple[float, int]:
-    """The (threshold, patience) the shipped head was tuned to on dev (read from its config).
+def _policies(cfg: GuardConfig) -> dict[str, tuple[float, int]]:
+    out = {"loose": cfg.policy("loose")}
+    if cfg.strict_threshold is not None:
+        out = {"strict": cfg.policy("strict")} | out
+    return out
+
+
+def default_policy(asset_dir: str | Path | None = None, policy: str = "loose") -> tuple[float, int]:
+    """The (threshold, patience) of ``policy`` the shipped head was tuned to on dev (read from its config).
 
     >>> thr, pat = default_policy(); 0 < thr < 1 and pat >= 1        # doctest: +SKIP
     True
     """
     info = head_info(asset_dir)
-    return info["threshold"], info["patience"]
+    if policy not in info["policies"]:
+        raise InputError(f"policy must be one of {tuple(info['policies'])} for this head, got {policy!r}")
+    return info["policies"][policy]

@@ -24,6 +24,11 @@ from torch.nn import functional as F
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.quant import BITS, snap_to_grid
 
+ORDINAL_CUT = 2.0
+"""Cut points of the ordinal read-out: one risk logit z serves both policies, with
+P(level >= complies) = sigmoid(z + ORDINAL_CUT) and P(level = unsafe) = sigmoid(z - ORDINAL_CUT)
+(a cumulative-link model with fixed cuts, so seed members merge by averaging z)."""
+
 
 def gru_update(gi: torch.Tensor, gh: torch.Tensor, s: torch.Tensor, width: int) -> torch.Tensor:
     """GRU gates from the input and state pre-activations ``gi``, ``gh`` (r, z, n chunks of ``width``
@@ -322,6 +327,35 @@ def atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, labels: torch
         loss = loss + lam_pol * l_pol
         parts["pol"] = l_pol
     return loss, {k: float(v.detach()) for k, v in parts.items()}
+
+
+def ordinal_atc_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, loose: tuple[torch.Tensor, torch.Tensor],
+                     strict: tuple[torch.Tensor, torch.Tensor, torch.Tensor], mask: torch.Tensor,
+                     weights: torch.Tensor | None = None, **kw) -> tuple[torch.Tensor, dict]:
+    r"""The ATC objective on both levels of one ordinal risk logit (strict and loose policies).
+
+    .. math::
+
+        L = L_{ATC}(z + c, q + c;\ y^{strict}, a^{comply}) + L_{ATC}(z - c, q - c;\ y^{unsafe}, a^{unsafe})
+
+    with :func:`atc_loss` as ``L_ATC`` and ``c`` = :data:`ORDINAL_CUT`: the strict term asks the risk
+    to rise past the lower cut where the reply starts going along with a harmful request, the loose
+    term past the upper cut where material help starts. ``loose`` = (labels, anchors); ``strict`` =
+    (labels, anchors, known), where ``known`` (B,) is 0 for replies whose strict level is not known
+    (they add only the loose term). Keyword arguments go to both :func:`atc_loss` calls.
+
+    >>> z = torch.zeros(2, 3); m = torch.ones(2, 3)
+    >>> y = torch.tensor([1., 0.]); a = torch.tensor([1, 3])
+    >>> loss, parts = ordinal_atc_loss(z, z, (y, a), (y, a, torch.ones(2)), m)
+    >>> sorted(parts)[:2], loss.item() > 0
+    (['loose_high', 'loose_low'], True)
+    """
+    w = torch.ones_like(loose[0]) if weights is None else weights
+    ls, lp = atc_loss(risk_logits - ORDINAL_CUT, resp_logits - ORDINAL_CUT, loose[0], loose[1], mask, weights=w, **kw)
+    ss, sp = atc_loss(risk_logits + ORDINAL_CUT, resp_logits + ORDINAL_CUT, strict[0], strict[1], mask,
+                      weights=w * strict[2], **kw)
+    parts = {f"loose_{k}": v for k, v in lp.items()} | {f"strict_{k}": v for k, v in sp.items()}
+    return ls + ss, parts
 
 
 def distill_loss(risk_logits: torch.Tensor, resp_logits: torch.Tensor, teacher_risk: torch.Tensor,

@@ -6,16 +6,16 @@ backbone, so retraining takes seconds to minutes on a CPU.
 from __future__ import annotations
 
 import json
-import math
 import random
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import SLDHead, atc_loss, distill_loss
+from engines.guardrail.head import SLDHead, atc_loss, distill_loss, ordinal_atc_loss
 from engines.guardrail.metrics import f1_scores, streaming_report
 
 
@@ -33,6 +33,8 @@ class Example:
     feats: torch.Tensor
     prompt: torch.Tensor
     score: float | None = None  # mean human harm score (PyRIT harm Likert set only)
+    strict_label: int | None = None  # 1 = complies or unsafe, 0 = safe, None = not known (no strict loss)
+    strict_anchor: int | None = None  # first token where the reply starts going along
 
 
 CACHE_LAYERS = (9, 15, 21, 30)  # the layers evals/guardrail/data.py stores, in this order
@@ -51,13 +53,20 @@ def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] =
                       for x in cfg.layers])
 
 
-def load_cache(root: Path) -> list[Example]:
-    """Read ``records.jsonl`` and ``feats/*.pt`` under ``root`` into examples."""
+def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Example]:
+    """Read ``*records.jsonl`` and ``feats/*.pt`` under ``root`` into examples.
+
+    ``levels`` (id -> three-level label row, ``evals/guardrail/level_labels.jsonl``) sets the
+    strict targets and, for the views labelled only there (prefill, sampled), the loose ones too;
+    see :func:`strict_target`. Replies without a known loose label are skipped.
+    """
     recs = {}
-    with open(root / "records.jsonl") as f:
-        for line in f:
-            r = json.loads(line)
-            recs[r["id"]] = r
+    for path in sorted(root.glob("*records.jsonl")):
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                recs[r["id"]] = r
+    levels = levels or {}
     out = []
     for path in sorted((root / "feats").glob("*.pt")):
         blob = torch.load(path)
@@ -65,9 +74,48 @@ def load_cache(root: Path) -> list[Example]:
             r = recs.get(i)
             if r is None or feats.shape[0] == 0:
                 continue
-            out.append(Example(i, r["view"], r["source"], r["split"], int(r["label"]), r["anchor"],
-                               bool(r["benign_prompt"]), feats, prompt, r.get("score")))
+            lv = levels.get(i)
+            label, anchor = r.get("label"), r.get("anchor")
+            if lv is not None and label is None:
+                label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
+            if label is None and r.get("benign_prompt") and r["view"] in ("prefill", "sampled"):
+                label, anchor = 0, None
+            if label is None:
+                continue
+            e = Example(i, r["view"], r["source"], r["split"], int(label), anchor, bool(r["benign_prompt"]), feats,
+                        prompt, r.get("score"))
+            e.strict_label, e.strict_anchor = strict_target(e, lv, r.get("label_regex"))
+            out.append(e)
     return out
+
+
+def strict_target(e: Example, level: dict | None, label_regex: int | None) -> tuple[int | None, int | None]:
+    """(strict label, anchor) of one reply: its three-level label where read; otherwise what its
+    view settles (replies to benign requests and written refusals are safe, content-unsafe replies
+    comply from their anchor on, a reply to a harmful request with only refusal sentences is safe);
+    else unknown (None: no strict loss, not in strict figures).
+
+    >>> z = torch.zeros(1, 1)
+    >>> strict_target(Example("a", "human", "s", "dev", 0, None, False, z, z), None, 1)
+    (None, None)
+    >>> strict_target(Example("a", "prefill", "s", "dev", 0, None, False, z, z), {"level": "complies", "comply_anchor": 3}, 1)
+    (1, 3)
+    """
+    if level is not None:
+        return (0, None) if level["level"] == "safe" else (1, level["comply_anchor"])
+    if e.label:
+        return 1, e.anchor
+    if e.benign_prompt or e.view == "forced" or label_regex == 0:
+        return 0, None
+    if e.view == "paired" and e.id.endswith("-r"):
+        return 0, None
+    return None, None
+
+
+def strict_examples(exs: list[Example]) -> tuple[list[Example], list[int]]:
+    """The examples with a known strict target, relabelled to it, and their indices in ``exs``."""
+    idx = [k for k, e in enumerate(exs) if e.strict_label is not None]
+    return [replace(exs[k], label=exs[k].strict_label, anchor=exs[k].strict_anchor) for k in idx], idx
 
 
 def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, ...]:
@@ -104,35 +152,61 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tup
     return traces, resp
 
 
-def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False) -> tuple[float, int, dict]:
+THRESHOLDS = (*np.round(np.arange(0.02, 0.96, 0.02), 2), 0.97, 0.98, 0.99)
+PATIENCES = (1, 2, 3, 4, 6)
+
+
+def window_peak(trace: Sequence[float], patience: int) -> float:
+    """The largest risk that ``patience`` consecutive tokens all reach: the policy with this
+    patience stops the trace iff its threshold is at or below this value (-1 for a shorter trace).
+
+    >>> window_peak([0.1, 0.7, 0.8, 0.2], 2)
+    0.7
+    """
+    a = np.asarray(trace, float)
+    if len(a) < patience:
+        return -1.0
+    return float(np.lib.stride_tricks.sliding_window_view(a, patience).min(axis=1).max())
+
+
+def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
+                thresholds: Sequence[float] = THRESHOLDS) -> tuple[float, int, dict]:
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
 
     ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
-    F1s. With content labels the model view has 2 harmful dev replies, so its own F1 jumps between
-    0, 0.5 and 1 on a single reply and would decide the pick; pooled, every harmful dev reply
-    counts once. The per-view reports are returned either way (``"pooled"`` added when used).
+    F1s (every harmful dev reply counts once, whatever its view). The per-view reports of the
+    chosen policy are returned either way (``"pooled"`` added when used).
     """
-    best = None
     views = sorted({e.view for e in exs})
-    for thr in [*np.round(np.arange(0.2, 0.96, 0.05), 2), 0.97, 0.98, 0.99]:
-        for pat in (1, 2, 3, 4, 6):
-            reps = {}
+    y = np.array([e.label for e in exs], bool)
+    view_of = np.array([e.view for e in exs])
+    benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
+    best = None
+    for pat in PATIENCES:
+        peak = np.array([window_peak(t, pat) for t in traces])
+        for thr in thresholds:
+            pred = peak >= thr
+            ok = True
+            f1s = []
             for v in views:
-                idx = [k for k, e in enumerate(exs) if e.view == v]
-                reps[v] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
-                                           [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx],
-                                           float(thr), pat)
-            fs = [r["false_stop_benign"] for r in reps.values() if not math.isnan(r["false_stop_benign"])]
-            ok = all(f <= max_false_stop for f in fs)
-            if pooled:
-                reps["pooled"] = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
-                                                  [e.benign_prompt for e in exs], float(thr), pat)
-                score = (ok, reps["pooled"]["f1"])
-            else:
-                score = (ok, float(np.mean([r["f1"] for r in reps.values()])))
+                in_v = view_of == v
+                b = in_v & benign
+                if b.any() and pred[b].mean() > max_false_stop:
+                    ok = False
+                f1s.append(f1_scores(y[in_v], pred[in_v])["f1"])
+            score = (ok, f1_scores(y, pred)["f1"] if pooled else float(np.mean(f1s)))
             if best is None or score > best[0]:
-                best = (score, float(thr), pat, reps)
-    return best[1], best[2], best[3]
+                best = (score, float(thr), pat)
+    thr, pat = best[1], best[2]
+    reps = {}
+    for v in views:
+        idx = [k for k, e in enumerate(exs) if e.view == v]
+        reps[v] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
+                                   [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx], thr, pat)
+    if pooled:
+        reps["pooled"] = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
+                                          [e.benign_prompt for e in exs], thr, pat)
+    return thr, pat, reps
 
 
 def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False) -> tuple[float, int, dict]:
@@ -151,8 +225,14 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                weight_decay: float = 1e-4, atc_low: float = 0.1, atc_high: float = 0.9,
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
                soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
-               head_cls: type[SLDHead] = SLDHead, pooled_dev: bool = False, log=print) -> tuple[SLDHead, dict]:
+               head_cls: type[SLDHead] = SLDHead, pooled_dev: bool = False, ordinal: bool = False,
+               max_false_stop: float = 0.05, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
+
+    ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.head.ordinal_atc_loss`
+    on the loose labels and the examples' strict targets); each policy's threshold and patience are
+    picked on dev against its own labels (:func:`dev_policies`) and the epoch by their mean dev F1.
+    ``max_false_stop`` caps each dev view's share of stopped replies to benign requests.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
@@ -192,8 +272,18 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             x, p, m, y, a = _batch([train[k] for k in ch], cols, soft=soft_labels)
             rl, ql = head(x, p)
             w = None if not view_weight else torch.tensor([view_weight.get(train[k].view, 1.0) for k in ch])
-            loss, _ = atc_loss(rl, ql, y, a, m, lam_resp=lam_resp, lam_atc=lam_atc, low=atc_low, high=atc_high,
-                               weights=w, lam_pol=lam_pol, patience=pol_patience)
+            kw = {"lam_resp": lam_resp, "lam_atc": lam_atc, "low": atc_low, "high": atc_high, "lam_pol": lam_pol,
+                  "patience": pol_patience}
+            if ordinal:
+                sub = [train[k] for k in ch]
+                T = x.shape[1]
+                ys = torch.tensor([float(e.strict_label or 0) for e in sub])
+                as_ = torch.tensor([e.strict_anchor if e.strict_label and e.strict_anchor is not None else T
+                                    for e in sub], dtype=torch.long)
+                known = torch.tensor([float(e.strict_label is not None) for e in sub])
+                loss, _ = ordinal_atc_loss(rl, ql, (y, a), (ys, as_, known), m, weights=w, **kw)
+            else:
+                loss, _ = atc_loss(rl, ql, y, a, m, weights=w, **kw)
             if teacher is not None and lam_kd > 0:
                 key = tuple(ch)  # the chunks are fixed (only their order is shuffled): teacher runs once each
                 if key not in teacher_out:
@@ -206,15 +296,41 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             opt.step()
             tot += float(loss.detach()) * len(ch)
         sched.step()
-        traces, _ = head_traces(head, dev, cols)
-        thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev)
-        f1 = dev_score(reps)
-        log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
+        if ordinal:
+            pols = dev_policies(head, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            f1 = float(np.mean([p["dev_f1"] for p in pols.values()]))
+            log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev F1 strict {pols['strict']['dev_f1']:.3f} "
+                f"(thr {pols['strict']['threshold']}, patience {pols['strict']['patience']}) loose "
+                f"{pols['loose']['dev_f1']:.3f} (thr {pols['loose']['threshold']}, patience {pols['loose']['patience']})")
+            pol = (pols["loose"]["threshold"], pols["loose"]["patience"], ep + 1, pols)
+        else:
+            traces, _ = head_traces(head, dev, cols)
+            thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            f1 = dev_score(reps)
+            log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
+            pol = (thr, pat, ep + 1, None)
         if f1 > best[0]:
-            best = (f1, {k: v.detach().clone() for k, v in head.state_dict().items()}, (thr, pat, ep + 1))
+            best = (f1, {k: v.detach().clone() for k, v in head.state_dict().items()}, pol)
     head.load_state_dict(best[1])
     head.eval()
-    return head, {"dev_f1": best[0], "threshold": best[2][0], "patience": best[2][1], "epoch": best[2][2]}
+    info = {"dev_f1": best[0], "threshold": best[2][0], "patience": best[2][1], "epoch": best[2][2]}
+    if best[2][3] is not None:
+        info["policies"] = best[2][3]
+    return head, info
+
+
+def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
+                 max_false_stop: float = 0.05) -> dict[str, dict]:
+    """Both stop policies of an ordinal head, each picked on dev against its own labels:
+    {"strict"|"loose": {"threshold", "patience", "dev_f1", "reps"}}. Strict is scored on the dev
+    replies whose strict level is known (:func:`strict_examples`)."""
+    traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
+    out = {}
+    s_exs, s_idx = strict_examples(dev)
+    for name, exs, tr in (("strict", s_exs, [traces[k] for k in s_idx]), ("loose", dev, traces)):
+        thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop)
+        out[name] = {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}
+    return out
 
 
 def evaluate(head: SLDHead, exs: list[Example], threshold: float, patience: int) -> dict:
