@@ -35,6 +35,7 @@ from engines.guardrail.train import (
     train_head,
 )
 from evals.guardrail import content_eval as ce
+from evals.guardrail.attack_replies import prefill_lengths
 from evals.guardrail.level_labels import LEVEL_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +70,8 @@ def main() -> None:
     ap.add_argument("--max-false-stop", type=float, default=0.05,
                     help="cap on each dev view's share of stopped replies to benign requests")
     ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
+    ap.add_argument("--dev-only", action="store_true", help="train and pick on dev, print the dev figures and stop "
+                    "(no test split read, nothing written): for choosing settings")
     ap.add_argument("--out", type=Path, default=ASSETS)
     ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
     args = ap.parse_args()
@@ -109,6 +112,11 @@ def main() -> None:
         pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}
     for name, p in pols.items():
         print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']})", flush=True)
+    if args.dev_only:
+        for name, p in pols.items():
+            print(f"DEV {name}: " + ", ".join(f"{v} F1 {r['f1']:.3f} false-stop(benign) {r['false_stop_benign']:.3f}"
+                                              for v, r in p["reps"].items()), flush=True)
+        return
     cfg = head.cfg
     cfg.threshold, cfg.patience = pols["loose"]["threshold"], pols["loose"]["patience"]
     if "strict" in pols:
@@ -130,7 +138,7 @@ def main() -> None:
         strict = {
             "views": {v: ce.view_summary(s_tr, s_exs, thr_s, pat_s, v) for v in sorted({e.view for e in s_exs})},
             "false_stops": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s),
-            "prefill": ce.prefill_bar(s_tr, s_exs, thr_s, pat_s, prefill_lengths(s_exs, args.cache)),
+            "prefill": ce.prefill_bar(s_tr, s_exs, thr_s, pat_s, prefill_lengths({e.id for e in s_exs if e.view == "prefill"}, args.cache)),
             "false_stops_prefill": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s, view="prefill"),
         }
     n_params = sum(p.numel() for p in head.parameters())
@@ -178,21 +186,6 @@ def main() -> None:
         for src, d in strict["false_stops"].items():
             print(f"STRICT FALSE STOPS {src}: {d['stopped']}/{d['n']} ({d['rate']:.3f})")
     print(f"params {n_params:,}; wrote {args.out}")
-
-
-def prefill_lengths(exs, cache: Path) -> dict[str, int]:
-    """Tokens of each prefilled reply's opener (the attack text), from the attack records."""
-    from engines.common.backbone import load_backbone
-
-    tok = load_backbone("cpu").tokenizer
-    want = {e.id for e in exs if e.view == "prefill"}
-    out = {}
-    with open(cache / "attack_records.jsonl") as f:
-        for ln in f:
-            r = json.loads(ln)
-            if r["id"] in want:
-                out[r["id"]] = len(tok(r["prefill"], add_special_tokens=False)["input_ids"])
-    return out
 
 
 if __name__ == "__main__":

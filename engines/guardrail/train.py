@@ -209,10 +209,11 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
     return thr, pat, reps
 
 
-def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False) -> tuple[float, int, dict]:
+def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False,
+               max_false_stop: float = 0.05) -> tuple[float, int, dict]:
     """Threshold, patience and per-view dev reports of a trained head, by :func:`pick_policy`."""
     traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-    return pick_policy(traces, dev, pooled=pooled)
+    return pick_policy(traces, dev, pooled=pooled, max_false_stop=max_false_stop)
 
 
 def dev_score(reps: dict) -> float:

@@ -138,6 +138,18 @@ def _restore(r: dict, meta: dict) -> None:
     r["reply_ids"], r["reply"] = meta["reply_ids"], meta["reply"]
 
 
+def prefill_lengths(ids: set[str], cache: Path = OUT) -> dict[str, int]:
+    """Tokens of the opener (the attack text) of each prefilled reply in ``ids``, from the attack records."""
+    tok = load_backbone("cpu").tokenizer
+    out = {}
+    with open(cache / "attack_records.jsonl") as f:
+        for ln in f:
+            r = json.loads(ln)
+            if r["id"] in ids:
+                out[r["id"]] = len(tok(r["prefill"], add_special_tokens=False)["input_ids"])
+    return out
+
+
 FIELDS = ("id", "view", "source", "category", "prompt", "reply", "reply_ids", "label", "anchor", "split",
           "benign_prompt", "prefill", "opener_family", "temperature")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import evals.guardrail.data as gd
-from engines.guardrail.metrics import f1_scores  # noqa: E402
+from engines.guardrail.metrics import f1_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 
