@@ -67,6 +67,7 @@ def main() -> None:
                     "replies together (the model view has too few harmful dev replies for a per-view mean)")
     ap.add_argument("--ordinal", action="store_true", help="train both stop policies (strict and loose) on one "
                     "ordinal risk with the three-level labels (evals/guardrail/level_labels.jsonl)")
+    ap.add_argument("--levels", type=Path, default=LEVEL_FILE, help="three-level label file (first-pass rows are used)")
     ap.add_argument("--max-false-stop", type=float, default=0.05,
                     help="cap on each dev view's share of stopped replies to benign requests")
     ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
@@ -80,7 +81,7 @@ def main() -> None:
     levels = None
     if args.ordinal:
         levels = {}
-        for ln in LEVEL_FILE.read_text().splitlines():
+        for ln in args.levels.read_text().splitlines():
             row = json.loads(ln)
             if row["pass"] == 1:
                 levels[row["id"]] = row

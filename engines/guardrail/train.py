@@ -57,8 +57,9 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
     """Read ``*records.jsonl`` and ``feats/*.pt`` under ``root`` into examples.
 
     ``levels`` (id -> three-level label row, ``evals/guardrail/level_labels.jsonl``) sets the
-    strict targets and, for the views labelled only there (prefill, sampled), the loose ones too;
-    see :func:`strict_target`. Replies without a known loose label are skipped.
+    strict targets (:func:`strict_target`) and the loose label (``unsafe`` or not) of every reply
+    it covers: the views labelled only there (prefill, sampled), and the replies re-read against
+    the guideline. Replies without a known loose label are skipped.
     """
     recs = {}
     for path in sorted(root.glob("*records.jsonl")):
@@ -76,7 +77,7 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
                 continue
             lv = levels.get(i)
             label, anchor = r.get("label"), r.get("anchor")
-            if lv is not None and label is None:
+            if lv is not None:  # the newest reading decides the loose label too
                 label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
             if label is None and r.get("benign_prompt") and r["view"] in ("prefill", "sampled"):
                 label, anchor = 0, None

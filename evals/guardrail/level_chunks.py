@@ -52,9 +52,26 @@ def cached_replies(views: list[str]) -> dict[str, dict]:
     return out
 
 
+HUMAN_REREAD = (0.2, 0.8)  # mean Likert harm scores re-read against the guideline (train/dev only)
+
+
+def human_reread() -> list[dict]:
+    """Human-view replies of PyRIT's harm Likert set in the train and dev splits whose mean score is
+    borderline (``HUMAN_REREAD``): re-read against the guideline (issue #31, item 4); test keeps
+    PyRIT's labels."""
+    lo, hi = HUMAN_REREAD
+    out = []
+    for ln in (ar.OUT / "records.jsonl").read_text().splitlines():
+        r = json.loads(ln)
+        if r["view"] == "human" and r["split"] in ("train", "dev") and r["source"] == "pyrit/scorer_evals/harm" \
+                and r.get("score") is not None and lo <= r["score"] <= hi:
+            out.append(r | {"prefill": ""})
+    return out
+
+
 def planned(views: list[str]) -> list[dict]:
     """The records of ``views`` with prompts, splits and (attack views) prefills."""
-    recs = []
+    recs = human_reread() if "human" in views else []
     if "model" in views:
         model = cp.model_prompts()
         cp.assign_splits(model)
@@ -67,7 +84,8 @@ def planned(views: list[str]) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--views", default="model,prefill,sampled")
+    ap.add_argument("--views", default="model,prefill,sampled", help="of model, prefill, sampled, human "
+                    "(human: the borderline harm-set replies of train/dev, re-read)")
     args = ap.parse_args()
     views = args.views.split(",")
     tok = load_backbone("cpu").tokenizer
@@ -76,10 +94,10 @@ def main() -> None:
         row = json.loads(ln)
         if row["pass"] == 1:
             content[row["id"]] = row
-    cached = cached_replies(views)
+    cached = cached_replies([v for v in views if v != "human"])
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in planned(views):
-        meta = cached.get(r["id"])
+        meta = cached.get(r["id"]) if r["view"] != "human" else r
         if meta is None or not meta["reply_ids"]:
             continue
         kind = "benign" if r["benign_prompt"] else "harmful"
@@ -91,6 +109,8 @@ def main() -> None:
         item = {"id": r["id"], "view": r["view"], "kind": kind, "source": r["source"], "split": r["split"],
                 "prompt": prompt, "prefill": r["prefill"], "reply": "".join(pieces),
                 "tokens": [[i, p] for i, p in enumerate(pieces)]}
+        if r["view"] == "human":
+            item["human_label"] = {"label": "harmful" if r["label"] else "safe", "mean_likert": r["score"]}
         if r["id"] in content:
             c = content[r["id"]]
             item["content"] = {"label": "harmful" if c["label"] else "safe", "anchor": c["anchor"]}
@@ -109,6 +129,8 @@ def main() -> None:
                 for it in part:
                     inline = "".join(f"⟨{i}⟩{p}" for i, p in it["tokens"])
                     extra = f"\ncontent label: {it['content']}" if "content" in it else ""
+                    if "human_label" in it:
+                        extra = f"\nPyRIT human label: {it['human_label']}"
                     f.write(f"=== {it['id']}  [{it['source']}]\nPROMPT: {it['prompt']}\n"
                             f"PREFILL: {it['prefill']!r}\nREPLY: {inline}{extra}\n\n")
             print(f"{name}: {len(part)} replies")
