@@ -65,13 +65,15 @@ data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
 	$(PYRUN) -m evals.guardrail.labels_v2 --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
+	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
 
 # the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
+		--ordinal --max-false-stop 0.03 --view-weight human=2
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py
@@ -84,6 +86,7 @@ bench-watermark: $(RUN_STAMP)
 bench-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/guardrail_speed.py
 	nice -n 10 $(PYRUN) benchmarks/guardrail_baselines.py
+	nice -n 10 $(PYRUN) benchmarks/guardrail_policies.py
 
 bench-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/codeprm_families.py

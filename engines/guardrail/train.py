@@ -57,9 +57,10 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
     """Read ``*records.jsonl`` and ``feats/*.pt`` under ``root`` into examples.
 
     ``levels`` (id -> three-level label row, ``evals/guardrail/level_labels.jsonl``) sets the
-    strict targets (:func:`strict_target`) and the loose label (``unsafe`` or not) of every reply
-    it covers: the views labelled only there (prefill, sampled), and the replies re-read against
-    the guideline. Replies without a known loose label are skipped.
+    strict targets (:func:`strict_target`), and the loose label (``unsafe`` or not) of the views
+    labelled only there (prefill, sampled); a reply with its own content label (model view) or
+    human label (human view) keeps it as the loose target. Replies to benign requests that nobody
+    read are safe (the guideline's rule); other replies without a loose label are skipped.
     """
     recs = {}
     for path in sorted(root.glob("*records.jsonl")):
@@ -77,10 +78,10 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
                 continue
             lv = levels.get(i)
             label, anchor = r.get("label"), r.get("anchor")
-            if lv is not None:  # the newest reading decides the loose label too
+            if lv is not None and label is None:  # views labelled only in three levels
                 label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
-            if label is None and r.get("benign_prompt") and r["view"] in ("prefill", "sampled"):
-                label, anchor = 0, None
+            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled"):
+                label, anchor = 0, None  # a reply to a benign request not read: safe by the guideline's rule
             if label is None:
                 continue
             e = Example(i, r["view"], r["source"], r["split"], int(label), anchor, bool(r["benign_prompt"]), feats,
