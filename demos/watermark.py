@@ -38,7 +38,7 @@ from engines.watermark import (
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
 The panorama's luminance is treated as a function on the sphere. A secret key picks degree
-triples (l1, l2, l) with 24 <= l <= 64 (32 <= l <= 96 for 128 and 256 bits) and signs; embedding nudges the spherical-harmonic
+triples (l1, l2, l) with 32 <= l <= 96 and signs; embedding nudges the spherical-harmonic
 coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
 rotation) lands on the key-signed side, and adds that change in pixel space. Verification does
 not need the original: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
@@ -199,18 +199,19 @@ def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
     verdict = "**Watermark detected**" if v.detected else "**No watermark** (for this key)"
     head = (f"{verdict}: pilot z = {v.z:.2f} (threshold {v.threshold:.2f}), "
             f"p-value <= {v.p_value:.2g} (Hoeffding bound).")
+    n = len(v.bits)  # another capacity than the chosen one when verify found the mark there (see notes)
     if v.message is not None:
         payload = f"Decoded message: **{v.message!r}** (text; its CRC-16 checks out)."
     elif v.detected:
-        payload = (f"Decoded message: {cfg.bits} raw bits `{v.bits_hex}` (hex). They are not a text message "
+        payload = (f"Decoded message: {n} raw bits `{v.bits_hex}` (hex). They are not a text message "
                    "that passes a CRC-16; if you embedded random bits, compare them with the ones shown at embedding.")
     else:
         payload = "Decoded message: none (no watermark under this key, so its bits mean nothing)."
-    lines = [head, payload]
-    if embedded_bits is not None and len(embedded_bits) == cfg.bits:
+    lines = [head, payload] + [f"Note: {note}." for note in v.notes]
+    if embedded_bits is not None and len(embedded_bits) == n:
         acc = bit_accuracy(v.bits, np.asarray(embedded_bits))
         lines.append(f"Bit accuracy against the embedded bits: **{100 * acc:.1f} %** "
-                     f"({round(acc * cfg.bits)} of {cfg.bits}).")
+                     f"({round(acc * n)} of {n}).")
     lines.append(f"Verified in {1000 * v.seconds:.0f} ms.")
     return "  \n".join(lines)
 

@@ -41,6 +41,12 @@ from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, alm_index, n_alm, synthesis
 
 
+@functools.lru_cache(maxsize=32)
+def _n_admissible(l_min: int, l_max: int) -> int:
+    """How many carrier triples the band holds (cached: every config checks it, ~20 ms for 32..96)."""
+    return len(admissible_triples(l_min, l_max))
+
+
 @dataclass
 class WatermarkConfig:
     """Settings of the bispectrum watermark.
@@ -49,13 +55,15 @@ class WatermarkConfig:
         bits: payload bits (64, 128, 256, ...); text mode spends 16 of them on a CRC.
         carriers_per_bit: bispectral scalars per payload bit (soft-combined).
         pilots: key-signed pilot carriers used for detection.
-        l_min: lowest degree a carrier triple may use. ``None``: 24 up to 64 bits, 32 above.
-        l_max: highest degree a carrier triple may use. ``None``: 64 up to 64 bits, 96 above
-            (a panorama at least 2 x l_max rows high; the images the tiers are measured on are
-            1024x512 and up). Higher degrees hold less of a photograph's energy, so moving their
-            normalised bispectrum costs less PSNR: the 256-bit tier gains about 3.5 dB from 32..96.
+        l_min: lowest degree a carrier triple may use. ``None``: 32 (every tier).
+        l_max: highest degree a carrier triple may use. ``None``: 96 (every tier; a panorama at
+            least 2 x l_max = 192 rows high). Higher degrees hold less of a photograph's energy, so
+            moving their normalised bispectrum costs less PSNR: the 256-bit tier gains about 3.5 dB
+            from 32..96 over 24..64. The 64-bit tier used 24..64 with margin 0.6 and no probe until
+            issue #32: on textured panoramas it then needed more change than 128 and 256 bits did
+            and could fail the floor where they held (:data:`LEGACY_64` still reads such marks).
         margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding. ``None``:
-            0.6 up to 64 bits, 0.3 above (the probe below raises it where a carrier is fragile).
+            0.3 (the probe below raises it where a carrier is fragile).
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
             ``None`` picks the tier's floor: 42 dB up to 256 bits, 36 dB above
             (see ``benchmarks/RESULTS.md#watermark`` for the bits-vs-PSNR curve).
@@ -65,7 +73,7 @@ class WatermarkConfig:
             re-embeds with each carrier's target raised by 1.5x its worst move, so fragile
             carriers get more change and robust ones none; where the PSNR is then still 3 dB or
             more above the floor (smooth images), the targets are doubled unless that ends within
-            1 dB of the floor. ``None``: 0 up to 64 bits, 1 above.
+            1 dB of the floor. ``None``: 1 (every tier).
         steps: L-BFGS iterations per round.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
@@ -103,16 +111,16 @@ class WatermarkConfig:
     probes: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.bits, (int, np.integer)) and not isinstance(self.bits, bool):
-            small = self.bits <= 64
-            if self.l_min is None:
-                self.l_min = 24 if small else 32
-            if self.l_max is None:
-                self.l_max = 64 if small else 96
-            if self.margin is None:
-                self.margin = 0.6 if small else 0.3
-            if self.probes is None:
-                self.probes = 0 if small else 1
+        # one recipe for every tier (issue #32): a smaller payload then needs a subset of the change
+        # a larger one does, so it holds its floor wherever the larger tier does
+        if self.l_min is None:
+            self.l_min = 32
+        if self.l_max is None:
+            self.l_max = 96
+        if self.margin is None:
+            self.margin = 0.3
+        if self.probes is None:
+            self.probes = 1
         for name in ("bits", "carriers_per_bit", "pilots", "l_min", "l_max", "steps", "rounds", "max_width",
                      "probes"):
             v = getattr(self, name)
@@ -138,12 +146,12 @@ class WatermarkConfig:
             raise ValueError(f"pilots={self.pilots}: use at least 16 so a watermark can pass the threshold")
         if not 2 <= self.l_min < self.l_max:
             raise ValueError(f"need 2 <= l_min < l_max, got l_min={self.l_min}, l_max={self.l_max}")
-        n_adm = len(admissible_triples(self.l_min, self.l_max))
+        n_adm = _n_admissible(int(self.l_min), int(self.l_max))
         if self.n_carriers > n_adm:
             raise ValueError(f"{self.n_carriers} carriers but only {n_adm} triples in [{self.l_min}, {self.l_max}]: "
                              "widen the band or lower bits/carriers_per_bit")
         if not 0 < self.margin <= 10:
-            raise ValueError(f"margin={self.margin}: choose in (0, 10] (0.6 is the default)")
+            raise ValueError(f"margin={self.margin}: choose in (0, 10] (0.3 is the default)")
         if self.energy_weight < 0:
             raise ValueError(f"energy_weight={self.energy_weight}: must be >= 0")
         if not 0 < self.fpr < 0.5:
@@ -163,6 +171,14 @@ class WatermarkConfig:
     def threshold(self) -> float:
         """Detection threshold on ``z``: ``sqrt(2 ln(1/fpr))``."""
         return math.sqrt(2 * math.log(1 / self.fpr))
+
+
+TIERS = (64, 128, 256)
+"""Payload sizes the tab, the batch CLI and the MCP tools offer (floor 42 dB each)."""
+
+LEGACY_64 = {"bits": 64, "l_min": 24, "l_max": 64}
+"""The 64-bit tier's carrier band before issue #32 (it also had margin 0.6 and no probe, which only
+the embedder uses): :func:`verify` still tries it, so marks made then keep reading."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +303,8 @@ class VerifyResult:
         detected: pilot z-score at or above the threshold. z: pilot z-score.
         p_value: Hoeffding bound on the chance of a z this high without the watermark.
         threshold: the z threshold used. seconds: wall time.
+        notes: what the user should know, e.g. that the mark was read at another capacity than the one asked.
+        config: the configuration the result was read with (another tier's when ``notes`` says so).
     """
 
     bits: np.ndarray
@@ -297,6 +315,8 @@ class VerifyResult:
     p_value: float
     threshold: float
     seconds: float
+    notes: list[str] = field(default_factory=list)
+    config: WatermarkConfig | None = None
 
     @property
     def bits_hex(self) -> str:
@@ -498,8 +518,15 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
                        ws_psnr=ws_psnr(image, out))
 
 
-def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -> VerifyResult:
+def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None, *,
+           other_tiers: bool = True) -> VerifyResult:
     """Key-only verification: decode the payload under ``key`` from ``image`` alone (no original needed).
+
+    When nothing reads under ``config`` and ``other_tiers`` is set, the other capacities of
+    :data:`TIERS` (and the 64-bit band of :data:`LEGACY_64`) are tried for the same key, so a mark
+    embedded at another capacity is reported and read (with a note naming that capacity) instead of
+    "no watermark". Those tries share a false-positive budget of ``config.fpr`` (each runs at
+    ``fpr / n``), so an unmarked image passes with probability at most ``2 * fpr`` in all.
 
     >>> from engines.watermark.image import load_example
     >>> res = verify(load_example("forest"), key="k1")   # never watermarked
@@ -510,6 +537,43 @@ def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None) -
     cfg = config or WatermarkConfig()
     image = validate_image(image, cfg.max_width)
     _check_size(image, cfg)
+    res = _verify_at(image, key, cfg, t0)
+    if res.detected or not other_tiers:
+        return res
+    tried = []
+    for label, alt, how in _fallback_configs(cfg, image.shape[0]):
+        tried.append(label)
+        found = _verify_at(image, key, alt, t0)
+        if found.detected:
+            found.notes.append(f"the watermark was embedded at {label}, not at the {cfg.bits} bits asked for: "
+                               f"read there ({how})")
+            return found
+    res.seconds = time.perf_counter() - t0
+    if tried:
+        res.notes.append(f"no watermark at {cfg.bits} bits under this key, nor at {', '.join(tried)}")
+    return res
+
+
+def _fallback_configs(config: WatermarkConfig, height: int) -> list[tuple[str, WatermarkConfig, str]]:
+    """The other tiers' configurations :func:`verify` tries after ``config`` read nothing: (label,
+    config, how to read it directly) each, with ``config``'s runtime settings and ``config.fpr`` split
+    evenly among them. Those whose carriers equal ``config``'s, or whose band does not fit ``height``
+    rows, are left out."""
+    def carriers_of(c: WatermarkConfig) -> tuple:
+        return c.bits, c.carriers_per_bit, c.pilots, c.l_min, c.l_max
+
+    runtime = {"device": config.device, "torch_threads": config.torch_threads, "max_width": config.max_width}
+    cands = [(f"{b} bits", WatermarkConfig(bits=b, **runtime), f"choose {b} bits to verify it directly")
+             for b in TIERS]
+    lo, hi = LEGACY_64["l_min"], LEGACY_64["l_max"]
+    cands.append((f"64 bits in the {lo}..{hi} band of versions before issue #32", WatermarkConfig(**LEGACY_64, **runtime),
+                  f"WatermarkConfig(bits=64, l_min={lo}, l_max={hi}) reads it directly; embed again for the current band"))
+    picked = [c for c in cands if carriers_of(c[1]) != carriers_of(config) and height >= 2 * c[1].l_max]
+    return [(label, replace(c, fpr=config.fpr / len(picked)), how) for label, c, how in picked]
+
+
+def _verify_at(image: np.ndarray, key: str, cfg: WatermarkConfig, t0: float) -> VerifyResult:
+    """:func:`verify` under one configuration (the image already validated and large enough)."""
     h, w = image.shape[:2]
     ver, car = _get_verifier(key, cfg, h, w)
     with torch.no_grad(), torch_threads(cfg.torch_threads):
@@ -523,7 +587,7 @@ def verify_result(stats: np.ndarray, carriers: Carriers, config: WatermarkConfig
     message = decode_text(dec["scores"]) if dec["detected"] else None
     return VerifyResult(bits=dec["bits"], scores=dec["scores"], message=message, detected=dec["detected"],
                         z=dec["z"], p_value=dec["p_value"], threshold=config.threshold,
-                        seconds=time.perf_counter() - t0)
+                        seconds=time.perf_counter() - t0, config=config)
 
 
 def bit_accuracy(decoded: np.ndarray, embedded: np.ndarray) -> float:
