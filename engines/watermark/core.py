@@ -33,12 +33,12 @@ import numpy as np
 import torch
 
 from engines.common.device import get_device
-from engines.common.threads import torch_threads
+from engines.common.threads import blas_threads, torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
 from engines.watermark.errors import EmbedError, ImageFormatError, KeyInputError
 from engines.watermark.image import luminance, psnr, ssim, validate_image, ws_psnr
 from engines.watermark.payload import as_bits, decode_text
-from engines.watermark.sht import TorchSHT, alm_index, n_alm, synthesis
+from engines.watermark.sht import TorchSHT, n_alm, synthesis
 
 
 @functools.lru_cache(maxsize=32)
@@ -82,7 +82,7 @@ class WatermarkConfig:
             L2 norm on the sphere (sum of |delta_lm|^2).
         fpr: false-positive probability the detection threshold guarantees (Hoeffding bound).
         device: torch device ("cpu", "cuda"); ``None`` = CUDA when present, else CPU.
-        torch_threads: CPU threads for torch inside embed/verify (restored after); ``None``
+        torch_threads: CPU threads for torch (and the embedder's scipy BLAS) inside embed/verify (restored after); ``None``
             leaves torch's setting. The tensors are small, and on a shared 2-core machine one
             thread was ~9x faster than two (OpenMP oversubscription).
         max_width: wider images are refused (the UI downscales first).
@@ -179,6 +179,10 @@ TIERS = (64, 128, 256)
 LEGACY_64 = {"bits": 64, "l_min": 24, "l_max": 64}
 """The 64-bit tier's carrier band before issue #32 (it also had margin 0.6 and no probe, which only
 the embedder uses): :func:`verify` still tries it, so marks made then keep reading."""
+
+
+_GN_STEPS = 3
+"""Linearise-and-solve passes per optimiser round (:func:`_optimise`)."""
 
 
 @dataclass(frozen=True)
@@ -340,41 +344,104 @@ def _check_size(image: np.ndarray, config: WatermarkConfig) -> None:
             "rows. Use a larger image or lower l_max")
 
 
-def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch.Tensor, mask: torch.Tensor,
-              energy_w: torch.Tensor, e_budget: float, cfg: WatermarkConfig,
-              margins: torch.Tensor) -> np.ndarray:
-    """Smallest band change with ``target_k * c_k >= margins_k``: squared hinge + energy, L-BFGS."""
-    d = torch.zeros(2, re0.shape[-1], dtype=re0.dtype, device=re0.device, requires_grad=True)
+def _energy_blocks(tp: TripleProduct, cfg: WatermarkConfig) -> np.ndarray:
+    """:func:`_energy_blocks_uncached`, kept on the (cached) carrier module: it depends only on its
+    degrees, the energy kind and the floor, and costs ~0.1 s to build."""
+    key = (cfg.energy, cfg.psnr_floor)
+    cache = tp.__dict__.setdefault("_energy_cache", {})
+    if key not in cache:
+        cache[key] = _energy_blocks_uncached(tp, cfg)
+    return cache[key]
+
+
+def _energy_blocks_uncached(tp: TripleProduct, cfg: WatermarkConfig) -> np.ndarray:
+    """Quadratic form of the change energy in the per-degree coefficients: ``E = sum_m x_m^T Q_m x_m``
+    for the real parts and the imaginary parts alike (``Q``: ``(2, M, D, D)``, divided by the
+    budget the energy is measured against).
+
+    "pixel": the mean square of the change over equirectangular pixels (rows uniform in theta,
+    what PSNR measures): on the exact grid, rows weighted by ``w_i / sin(theta_i)``; a ring's
+    ``sum_phi`` keeps ``m = 0`` once and ``m > 0`` twice. "sphere": ``sum |delta_lm|^2`` over the
+    sphere (``m = 0`` once, ``m > 0`` twice)."""
+    legd = tp.legd.detach().cpu().double().numpy()  # (D, T, M)
+    n_d, n_t, n_m = legd.shape
+    cm = np.where(np.arange(n_m) == 0, 1.0, 2.0)
     mse_floor = 255.0 ** 2 / 10 ** (cfg.psnr_floor / 10)
-    pixel_w = None
     if cfg.energy == "pixel":
-        nt, nph = ver.tp.legd.shape[1], ver.tp.cos.shape[1]
-        xg, wg = np.polynomial.legendre.leggauss(nt)
-        pw = (wg / np.sqrt(1 - xg ** 2))[:, None] * np.full((1, nph), 1.0 / (np.pi * nph))
-        pixel_w = torch.tensor(pw, dtype=re0.dtype, device=re0.device)
-    opt = torch.optim.LBFGS([d], lr=1.0, max_iter=cfg.steps, history_size=20,
-                            line_search_fn="strong_wolfe", tolerance_grad=1e-9, tolerance_change=1e-12)
+        xg, wg = np.polynomial.legendre.leggauss(n_t)
+        q = wg / np.sqrt(1 - xg ** 2) / np.pi / mse_floor  # (T,)
+        lm = legd.transpose(2, 0, 1)  # (M, D, T)
+        qre = np.einsum("mdt,t,met->mde", lm, q, lm) * cm[:, None, None]
+    else:
+        gm = tp.gmask.detach().cpu().double().numpy().T  # (M, D)
+        qre = np.stack([np.diag(g) for g in gm]) * cm[:, None, None] / (4 * np.pi * mse_floor)
+    qim = qre.copy()
+    qim[0] = 0.0  # Im a_l0 is zero for a real map
+    return np.stack([qre, qim])
+
+
+def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch.Tensor,
+              cfg: WatermarkConfig, margins: torch.Tensor) -> np.ndarray:
+    """Smallest band change with ``target_k * c_k >= margins_k`` (returned as ``(2, n_alm)``).
+
+    Linearise every ``c_k`` at the current coefficients (exact derivatives from
+    :meth:`TripleProduct.linearise`), minimise squared hinge + ``energy_weight`` x change energy (a
+    quadratic form, :func:`_energy_blocks`) under that linear model with L-BFGS-B (``cfg.steps``
+    iterations; each costs a sparse product, not a pass over the grid); then measure ``c_k``
+    exactly where that landed, shift the linear model to agree there (same derivatives: the
+    carriers are close to linear over one round's change) and solve again, ``_GN_STEPS`` solves in
+    all."""
+    from scipy.optimize import minimize
+    from scipy.sparse import csr_matrix
+
     tp = ver.tp
-    with torch.no_grad():
-        maps0, _ = tp.degree_maps(re0, im0)
+    n_d, n_m = tp.n_degrees, tp.lmax + 1
+    gain = ver.gain
+    ar0, ai0 = tp.coeffs(re0, im0)
+    q = _energy_blocks(tp, cfg)  # (2, M, D, D)
+    gmask = tp.gmask.detach().cpu().double().numpy()  # (D, M)
+    free = np.stack([gmask, gmask * (np.arange(n_m) > 0)]).ravel()  # (2, D, M) flattened
+    t = target.detach().cpu().double().numpy()
+    goal = margins.detach().cpu().double().numpy() * 1.15
+    tix = tp.tix.cpu().numpy()
+    k = len(tix)
+    rows = np.repeat(np.arange(k), 3 * 2 * n_m)
+    cols = (np.arange(2)[None, None, :, None] * n_d * n_m + tix[:, :, None, None] * n_m
+            + np.arange(n_m)[None, None, None, :])
+    cols = np.broadcast_to(cols, (k, 3, 2, n_m)).ravel()
+    delta = np.zeros(2 * n_d * n_m)
+    ew = cfg.energy_weight
 
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        dm = d * mask
-        maps_d = tp.degree_maps_fft(dm[0], dm[1])  # linear: maps of (f + delta) = maps0 + maps_d
-        c = ver.gain * tp.from_maps(maps0 + maps_d, tp.norms(re0 + dm[0], im0 + dm[1]))
-        hinge = torch.relu(margins * 1.15 - target * c)
-        if pixel_w is None:
-            energy = ((dm * dm).sum(0) * energy_w).sum() / e_budget
-        else:  # mean square of the change over equirect pixels (rows uniform in theta)
-            dmap = maps_d.sum(0)
-            energy = (dmap * dmap * pixel_w).sum() / mse_floor
-        loss = (hinge * hinge).sum() + cfg.energy_weight * energy
-        loss.backward()
-        return loss
+    jm = None
+    for _ in range(_GN_STEPS):
+        d_t = torch.tensor(delta.reshape(2, n_d, n_m), dtype=ar0.dtype, device=ar0.device)
+        with torch.no_grad():
+            if jm is None:
+                b, jac = tp.linearise(ar0 + d_t[0], ai0 + d_t[1])
+                jac = (gain[:, None, None, None] * jac).cpu().double().numpy()
+                jm = csr_matrix((jac.ravel(), (rows, cols)), shape=(k, 2 * n_d * n_m))
+            else:
+                b = tp.values(ar0 + d_t[0], ai0 + d_t[1])
+            c_now = (gain * b).cpu().double().numpy()
+        base = c_now - jm @ delta  # linear model: c(x) ~ base + J x
 
-    opt.step(closure)
-    return (d.detach() * mask).cpu().numpy()
+        def loss(x: np.ndarray, jm: csr_matrix = jm, base: np.ndarray = base) -> tuple[float, np.ndarray]:
+            h = np.maximum(0.0, goal - t * (base + jm @ x))
+            xs = x.reshape(2, n_d, n_m).transpose(0, 2, 1)[..., None]  # (2, M, D, 1)
+            qx = (q @ xs)[..., 0]  # (2, M, D)
+            energy = float((xs[..., 0] * qx).sum())
+            grad = -2.0 * (jm.T @ (t * h)) + ew * 2.0 * qx.transpose(0, 2, 1).ravel()
+            return float(h @ h) + ew * energy, grad * free
+
+        with blas_threads(cfg.torch_threads):  # after scipy.optimize is loaded: the cap covers its BLAS
+            delta = minimize(loss, delta, jac=True, method="L-BFGS-B",
+                             options={"maxiter": cfg.steps, "gtol": 1e-12, "ftol": 1e-15}).x
+    d = delta.reshape(2, n_d, n_m) * gmask
+    out = np.zeros((2, n_alm(tp.lmax)))
+    gidx = tp.gidx.cpu().numpy()
+    np.add.at(out[0], gidx, d[0].ravel())
+    np.add.at(out[1], gidx, d[1].ravel())
+    return out
 
 
 def _probe_moves(image: np.ndarray, key: str, cfg: WatermarkConfig, target: np.ndarray) -> np.ndarray:
@@ -436,17 +503,6 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
     target = car.signs * np.where(car.owner < 0, 1.0, 2.0 * payload[np.maximum(car.owner, 0)] - 1.0)
     f32 = {"device": dev, "dtype": torch.float32}
     target_t = torch.tensor(target, **f32)
-    mask = np.zeros(n_alm(L))
-    for l in range(cfg.l_min, L + 1):
-        for m in range(l + 1):
-            mask[alm_index(l, m, L)] = 1.0
-    mask_im = mask.copy()
-    for l in range(L + 1):
-        mask_im[alm_index(l, 0, L)] = 0.0
-    mask_t = torch.tensor(np.stack([mask, mask_im]), **f32)
-    energy_w = torch.tensor(np.where(np.arange(n_alm(L)) < L + 1, 1.0, 2.0), **f32)  # m=0 once, m>0 twice
-    mse_floor = 255.0 ** 2 / 10 ** (cfg.psnr_floor / 10)
-    e_budget = 4 * math.pi * mse_floor
 
     work = image.astype(np.float64)
     out = image
@@ -461,7 +517,7 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
                 c_now = ver.stats(re0, im0)
             if bool((target_t * c_now >= goal).all()):
                 break
-            dm = _optimise(ver, re0, im0, target_t, mask_t, energy_w, e_budget, cfg, goal)
+            dm = _optimise(ver, re0, im0, target_t, cfg, goal)
             work = work + synthesis(dm[0] + 1j * dm[1], L, h, w)[..., None]
             out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
 
