@@ -36,7 +36,7 @@ from engines.common.device import get_device
 from engines.common.threads import blas_threads, torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
 from engines.watermark.errors import EmbedError, ImageFormatError, KeyInputError
-from engines.watermark.image import luminance, psnr, ssim, validate_image, ws_psnr
+from engines.watermark.image import luminance, nadir_patch, psnr, ssim, validate_image, ws_psnr
 from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, n_alm, synthesis
 
@@ -74,7 +74,14 @@ class WatermarkConfig:
             carriers get more change and robust ones none; where the PSNR is then still 3 dB or
             more above the floor (smooth images), the targets are doubled unless that ends within
             1 dB of the floor. ``None``: 1 (every tier).
-        steps: L-BFGS iterations per round.
+        occlusion: when above 0, the embedder also pushes every carrier towards its side (half
+            the goals, half the weight) in a copy of its output whose bottom ``occlusion`` of rows
+            is covered by a high-contrast logo (:func:`engines.watermark.image.nadir_patch`), as
+            360 publishers hide the tripod. The logo's energy in the carrier degrees moves the
+            normalised statistics by std ~1, so this costs change: where the PSNR floor cannot
+            hold it (smooth panoramas, whose band energy the logo dwarfs), the embedder drops it
+            and says so in the notes. 0 (default): off.
+        steps: L-BFGS-B iterations per linear solve.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
         energy: "pixel" penalises the mean square change over equirectangular pixels (what
@@ -109,6 +116,7 @@ class WatermarkConfig:
     torch_threads: int | None = 1
     max_width: int = 4096
     probes: int | None = None
+    occlusion: float = 0.0
 
     def __post_init__(self) -> None:
         # one recipe for every tier (issue #32): a smaller payload then needs a subset of the change
@@ -126,6 +134,9 @@ class WatermarkConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"{name}={v!r}: must be a whole number")  # noqa: TRY004 - config errors are ValueError
+        if isinstance(self.occlusion, bool) or not isinstance(self.occlusion, (int, float)) \
+                or not 0 <= self.occlusion <= 0.25:
+            raise ValueError(f"occlusion={self.occlusion!r}: a fraction of rows in [0, 0.25]")
         for name in ("margin", "psnr_floor", "energy_weight", "fpr"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
@@ -182,7 +193,13 @@ the embedder uses): :func:`verify` still tries it, so marks made then keep readi
 
 
 _GN_STEPS = 3
-"""Linearise-and-solve passes per optimiser round (:func:`_optimise`)."""
+"""Linear solves per optimiser round (:func:`_optimise`)."""
+
+_OCCLUSION_GOAL = 0.5
+_OCCLUSION_WEIGHT = 0.5
+"""The occluded view's goals (times the clean view's) and the weight of its hinge: a softer ask
+than the clean view's, so a few carriers the logo moves most may stay short there (the bar is
+>= 95 % of bits under the logo, 100 % without it)."""
 
 
 @dataclass(frozen=True)
@@ -380,9 +397,14 @@ def _energy_blocks_uncached(tp: TripleProduct, cfg: WatermarkConfig) -> np.ndarr
     return np.stack([qre, qim])
 
 
-def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch.Tensor,
-              cfg: WatermarkConfig, margins: torch.Tensor) -> np.ndarray:
-    """Smallest band change with ``target_k * c_k >= margins_k`` (returned as ``(2, n_alm)``).
+def _optimise(ver: Verifier, views: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]], target: torch.Tensor,
+              cfg: WatermarkConfig) -> np.ndarray:
+    """Smallest band change with ``target_k * c_k >= goal_k`` in every view (returned as ``(2, n_alm)``).
+
+    A view is ``(re, im, goal)``: the coefficients of the current output, or of that output as an
+    attack leaves it (e.g. with a logo over its nadir), and the goals there; the same change is
+    added to each (in an attacked view the part of the change under the logo is lost, which the
+    next round's re-measurement corrects).
 
     Linearise every ``c_k`` at the current coefficients (exact derivatives from
     :meth:`TripleProduct.linearise`), minimise squared hinge + ``energy_weight`` x change energy (a
@@ -392,17 +414,19 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
     carriers are close to linear over one round's change) and solve again, ``_GN_STEPS`` solves in
     all."""
     from scipy.optimize import minimize
-    from scipy.sparse import csr_matrix
+    from scipy.sparse import csr_matrix, vstack
 
     tp = ver.tp
     n_d, n_m = tp.n_degrees, tp.lmax + 1
     gain = ver.gain
-    ar0, ai0 = tp.coeffs(re0, im0)
+    coeffs = [tp.coeffs(re0, im0) for re0, im0, _ in views]
+    ar0 = coeffs[0][0]
     q = _energy_blocks(tp, cfg)  # (2, M, D, D)
     gmask = tp.gmask.detach().cpu().double().numpy()  # (D, M)
     free = np.stack([gmask, gmask * (np.arange(n_m) > 0)]).ravel()  # (2, D, M) flattened
-    t = target.detach().cpu().double().numpy()
-    goal = margins.detach().cpu().double().numpy() * 1.15
+    t = np.tile(target.detach().cpu().double().numpy(), len(views))
+    goal = np.concatenate([g.detach().cpu().double().numpy() for _, _, g in views]) * 1.15
+    vw = np.concatenate([np.full(len(target), 1.0 if i == 0 else _OCCLUSION_WEIGHT) for i in range(len(views))])
     tix = tp.tix.cpu().numpy()
     k = len(tix)
     rows = np.repeat(np.arange(k), 3 * 2 * n_m)
@@ -417,20 +441,24 @@ def _optimise(ver: Verifier, re0: torch.Tensor, im0: torch.Tensor, target: torch
         d_t = torch.tensor(delta.reshape(2, n_d, n_m), dtype=ar0.dtype, device=ar0.device)
         with torch.no_grad():
             if jm is None:
-                b, jac = tp.linearise(ar0 + d_t[0], ai0 + d_t[1])
-                jac = (gain[:, None, None, None] * jac).cpu().double().numpy()
-                jm = csr_matrix((jac.ravel(), (rows, cols)), shape=(k, 2 * n_d * n_m))
+                parts, jacs = [], []
+                for ar, ai in coeffs:
+                    b, jac = tp.linearise(ar + d_t[0], ai + d_t[1])
+                    jac = (gain[:, None, None, None] * jac).cpu().double().numpy()
+                    jacs.append(csr_matrix((jac.ravel(), (rows, cols)), shape=(k, 2 * n_d * n_m)))
+                    parts.append(b)
+                jm = vstack(jacs).tocsr()
             else:
-                b = tp.values(ar0 + d_t[0], ai0 + d_t[1])
-            c_now = (gain * b).cpu().double().numpy()
+                parts = [tp.values(ar + d_t[0], ai + d_t[1]) for ar, ai in coeffs]
+            c_now = torch.cat([gain * b for b in parts]).cpu().double().numpy()
         base = c_now - jm @ delta  # linear model: c(x) ~ base + J x
 
         def loss(x: np.ndarray, jm: csr_matrix = jm, base: np.ndarray = base) -> tuple[float, np.ndarray]:
-            h = np.maximum(0.0, goal - t * (base + jm @ x))
+            h = np.maximum(0.0, goal - t * (base + jm @ x)) * vw
             xs = x.reshape(2, n_d, n_m).transpose(0, 2, 1)[..., None]  # (2, M, D, 1)
             qx = (q @ xs)[..., 0]  # (2, M, D)
             energy = float((xs[..., 0] * qx).sum())
-            grad = -2.0 * (jm.T @ (t * h)) + ew * 2.0 * qx.transpose(0, 2, 1).ravel()
+            grad = -2.0 * (jm.T @ (t * h * vw)) + ew * 2.0 * qx.transpose(0, 2, 1).ravel()
             return float(h @ h) + ew * energy, grad * free
 
         with blas_threads(cfg.torch_threads):  # after scipy.optimize is loaded: the cap covers its BLAS
@@ -483,7 +511,16 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
     """
     cfg = config or WatermarkConfig()
     with torch_threads(cfg.torch_threads):
-        return _embed(image, message, key, cfg)
+        if not cfg.occlusion:
+            return _embed(image, message, key, cfg)
+        t0 = time.perf_counter()
+        try:
+            return _embed(image, message, key, cfg)
+        except EmbedError as e:
+            res = _embed(image, message, key, replace(cfg, occlusion=0.0))
+            res.seconds = time.perf_counter() - t0
+            res.notes.insert(0, f"embedded without the nadir-logo protection: with it {e}")
+            return res
 
 
 def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: WatermarkConfig,
@@ -512,12 +549,14 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
     def rounds(n: int) -> None:
         nonlocal work, out
         for _ in range(n):
+            views = []
             with torch.no_grad():
-                re0, im0 = ver.sht(torch.tensor(luminance(out), **f32))
-                c_now = ver.stats(re0, im0)
-            if bool((target_t * c_now >= goal).all()):
-                break
-            dm = _optimise(ver, re0, im0, target_t, cfg, goal)
+                for x in [out] + ([nadir_patch(out, cfg.occlusion)] if cfg.occlusion else []):
+                    re0, im0 = ver.sht(torch.tensor(luminance(x), **f32))
+                    views.append((re0, im0, goal if not views else goal * _OCCLUSION_GOAL))
+                if all(bool((target_t * ver.stats(re0, im0) >= g).all()) for re0, im0, g in views):
+                    break
+            dm = _optimise(ver, views, target_t, cfg)
             work = work + synthesis(dm[0] + 1j * dm[1], L, h, w)[..., None]
             out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
 
