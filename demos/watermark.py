@@ -49,6 +49,9 @@ they cover on the sphere, as the 360 community reports it) and SSIM.
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
 BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 42 dB)": 128, "256 bits (floor 42 dB)": 256}
+DEFAULT_BITS = "256 bits (floor 42 dB)"
+#: What an embed costs in every tier (benchmarks/RESULTS.md#watermark, embed time per tier and size).
+EXPECTED_WAIT = "about 2-5 s at 1024 px wide, 3-7 s at 2048 px, on a shared 2-core CPU"
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
 # the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
@@ -159,9 +162,8 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
         payload = message
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
-    wait = "about 3-10 s" if cfg.bits <= 64 else "up to a minute: the embedder also attacks its own output"
     # the previous result goes as the work starts: it is not the result of these settings
-    yield None, f"Embedding ({wait} on a 2-core CPU) ...", None, None
+    yield None, f"Embedding ({EXPECTED_WAIT}) ...", None, None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
@@ -302,9 +304,10 @@ def build() -> None:
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
             message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
-            bits_label = gr.Radio(list(BIT_MODES), value=next(iter(BIT_MODES)), label="Capacity")
+            bits_label = gr.Radio(list(BIT_MODES), value=DEFAULT_BITS, label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
-            embed_info = gr.Markdown()  # status and result next to the button that starts them
+            # status and result next to the button that starts them; before the first embed, the wait
+            embed_info = gr.Markdown(f"Embedding takes {EXPECTED_WAIT}.")
     with gr.Row():
         marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
         diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)

@@ -196,3 +196,40 @@ def test_verify_at_the_wrong_capacity_names_the_right_one_and_reads_it():
     assert not unmarked.detected and unmarked.config.bits == 64
     assert unmarked.notes == [("no watermark at 64 bits under this key, nor at 128 bits, 256 bits, "
                                "64 bits in the 24..64 band of versions before issue #32")]
+
+
+# ------------------------------------------ issue #32: a nadir logo in the closed loop (opt-in)
+def test_occlusion_is_validated():
+    assert WatermarkConfig().occlusion == 0.0  # off unless asked for: it costs change (docs/watermark.md)
+    for bad in (-0.1, 0.5, True, "0.1", float("nan")):
+        with pytest.raises(ValueError, match="occlusion"):
+            WatermarkConfig(occlusion=bad)
+
+
+@pytest.mark.slow
+def test_256_bits_with_the_logo_in_the_loop_survive_logo_rotation_and_jpeg():
+    img = im_ops.load_example("interior")
+    cfg = WatermarkConfig(bits=256, occlusion=0.1)
+    payload = np.random.default_rng(0).integers(0, 2, 256).astype(np.uint8)
+    res = embed(img, payload, "logo-key", cfg)
+    assert res.psnr >= 42.0 and not any("without the nadir-logo" in n for n in res.notes)
+    rot = im_ops.random_rotation(np.random.default_rng(100))
+    plain = verify(im_ops.jpeg(im_ops.rotate_equirect_matrix(res.image, rot), 75), "logo-key", cfg)
+    assert plain.detected and bit_accuracy(plain.bits, payload) == 1.0
+    logo = im_ops.jpeg(im_ops.rotate_equirect_matrix(im_ops.nadir_patch(res.image, 0.1), rot), 75)
+    v = verify(logo, "logo-key", cfg)
+    assert v.detected and bit_accuracy(v.bits, payload) >= 0.95
+    unprotected = embed(img, payload, "logo-key", WatermarkConfig(bits=256))
+    v0 = verify(im_ops.jpeg(im_ops.rotate_equirect_matrix(im_ops.nadir_patch(unprotected.image, 0.1), rot), 75),
+                "logo-key", cfg)
+    assert bit_accuracy(v0.bits, payload) < bit_accuracy(v.bits, payload)  # the loop is what holds it
+
+
+@pytest.mark.slow
+def test_a_logo_the_floor_cannot_pay_for_is_dropped_with_a_note():
+    # the sunrise is smooth: the logo holds far more energy in the carrier degrees than the sky does,
+    # and keeping the carriers under it needs ~35 dB; the embedder keeps the floor and says so
+    img = im_ops.resize(im_ops.load_example("sunrise"), 0.5)
+    res = embed(img, "sun", "logo-key", WatermarkConfig(bits=64, occlusion=0.1))
+    assert res.psnr >= 42.0 and res.notes[0].startswith("embedded without the nadir-logo protection")
+    assert verify(res.image, "logo-key").message == "sun"
