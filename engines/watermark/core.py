@@ -74,13 +74,13 @@ class WatermarkConfig:
             carriers get more change and robust ones none; where the PSNR is then still 3 dB or
             more above the floor (smooth images), the targets are doubled unless that ends within
             1 dB of the floor. ``None``: 1 (every tier).
-        occlusion: when above 0, the embedder also pushes every carrier towards its side (half
-            the goals, half the weight) in a copy of its output whose bottom ``occlusion`` of rows
-            is covered by a high-contrast logo (:func:`engines.watermark.image.nadir_patch`), as
-            360 publishers hide the tripod. The logo's energy in the carrier degrees moves the
-            normalised statistics by std ~1, so this costs change: where the PSNR floor cannot
-            hold it (smooth panoramas, whose band energy the logo dwarfs), the embedder drops it
-            and says so in the notes. 0 (default): off.
+        occlusion: when above 0, after the usual rounds the embedder also pushes every carrier
+            towards its side in a copy of its output whose bottom ``occlusion`` of rows is covered
+            by a high-contrast logo (:func:`engines.watermark.image.nadir_patch`), as 360
+            publishers hide the tripod, while the clean output keeps its goals. The logo's energy
+            in the carrier degrees moves the normalised statistics by std ~1, so this costs
+            change: it gets only what the PSNR floor leaves (weaker goals, or none, on smooth
+            panoramas whose band energy the logo dwarfs; the notes say so). 0 (default): off.
         steps: L-BFGS-B iterations per linear solve.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.
@@ -195,11 +195,11 @@ the embedder uses): :func:`verify` still tries it, so marks made then keep readi
 _GN_STEPS = 3
 """Linear solves per optimiser round (:func:`_optimise`)."""
 
-_OCCLUSION_GOAL = 0.5
+_OCCLUSION_GOAL = 1.0
+"""The occluded view's goals, times the clean view's."""
 _OCCLUSION_WEIGHT = 0.5
-"""The occluded view's goals (times the clean view's) and the weight of its hinge: a softer ask
-than the clean view's, so a few carriers the logo moves most may stay short there (the bar is
->= 95 % of bits under the logo, 100 % without it)."""
+"""The weight of the occluded view's hinge: a softer ask than the clean view's, so the few carriers
+the logo moves most may stay short there (the bar is >= 95 % of bits under the logo, 100 % without it)."""
 
 
 @dataclass(frozen=True)
@@ -472,6 +472,21 @@ def _optimise(ver: Verifier, views: list[tuple[torch.Tensor, torch.Tensor, torch
     return out
 
 
+def _share_within_floor(image: np.ndarray, before: np.ndarray, after: np.ndarray, floor: float) -> float:
+    """Largest ``s`` in [0, 1] (to 1/4096) with ``before + s (after - before)``, quantised, at or above
+    ``floor`` dB PSNR against ``image`` (0 when even ``before`` is not)."""
+    def ok(s: float) -> bool:
+        return psnr(image, np.clip(np.rint(before + s * (after - before)), 0, 255).astype(np.uint8)) >= floor
+
+    if ok(1.0):
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
 def _probe_moves(image: np.ndarray, key: str, cfg: WatermarkConfig, target: np.ndarray) -> np.ndarray:
     """Worst change of each carrier's signed statistic ``target_k c_k`` over ``cfg.probes`` simulated
     attacks (key-seeded Haar-random rotation, then JPEG 75) of a copy at most 1024 px wide."""
@@ -511,16 +526,7 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
     """
     cfg = config or WatermarkConfig()
     with torch_threads(cfg.torch_threads):
-        if not cfg.occlusion:
-            return _embed(image, message, key, cfg)
-        t0 = time.perf_counter()
-        try:
-            return _embed(image, message, key, cfg)
-        except EmbedError as e:
-            res = _embed(image, message, key, replace(cfg, occlusion=0.0))
-            res.seconds = time.perf_counter() - t0
-            res.notes.insert(0, f"embedded without the nadir-logo protection: with it {e}")
-            return res
+        return _embed(image, message, key, cfg)
 
 
 def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: WatermarkConfig,
@@ -541,19 +547,22 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
     f32 = {"device": dev, "dtype": torch.float32}
     target_t = torch.tensor(target, **f32)
 
+    notes: list[str] = []
+
     work = image.astype(np.float64)
     out = image
-    notes: list[str] = []
     goal = torch.full_like(target_t, cfg.margin)
 
-    def rounds(n: int) -> None:
+    def rounds(n: int, occluded: float | None = None) -> None:
+        """Up to ``n`` optimiser rounds from the current output; with ``occluded``, a second view (the
+        output under a nadir logo) at ``occluded`` x the goals joins each."""
         nonlocal work, out
         for _ in range(n):
             views = []
             with torch.no_grad():
-                for x in [out] + ([nadir_patch(out, cfg.occlusion)] if cfg.occlusion else []):
+                for x in [out] + ([nadir_patch(out, cfg.occlusion)] if occluded else []):
                     re0, im0 = ver.sht(torch.tensor(luminance(x), **f32))
-                    views.append((re0, im0, goal if not views else goal * _OCCLUSION_GOAL))
+                    views.append((re0, im0, goal if not views else goal * occluded))
                 if all(bool((target_t * ver.stats(re0, im0) >= g).all()) for re0, im0, g in views):
                     break
             dm = _optimise(ver, views, target_t, cfg)
@@ -575,6 +584,24 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
             rounds(cfg.rounds)
             if psnr(image, out) < cfg.psnr_floor + 1.0:
                 work, out = kept
+    if cfg.occlusion and psnr(image, out) >= cfg.psnr_floor:
+        # the logo view gets what the floor leaves: embed for it on top (the clean view keeps its
+        # goals), then go only as far towards that as the floor allows (both ends meet the clean
+        # goals, so every point between does, to first order; checked)
+        kept = (work, out)
+        rounds(cfg.rounds, occluded=_OCCLUSION_GOAL)
+        share = _share_within_floor(image, kept[0], work, cfg.psnr_floor)
+        work = kept[0] + share * (work - kept[0])
+        out = np.clip(np.rint(work), 0, 255).astype(np.uint8)
+        with torch.no_grad():
+            c_mix = ver(torch.tensor(luminance(out), **f32))
+        if share == 0.0 or not bool((target_t * c_mix >= 0.5 * goal).all()):
+            work, out = kept
+            notes.append(f"no room under the PSNR floor of {cfg.psnr_floor} dB for the nadir-logo protection: "
+                         "embedded without it (a logo over the nadir will erase much of the payload)")
+        elif share < 1.0:
+            notes.append(f"nadir-logo protection at {share:.2f}x to keep PSNR >= {cfg.psnr_floor} dB: "
+                         "a logo over the nadir may erase part of the payload")
     p = psnr(image, out)
     if p < cfg.psnr_floor and not _retry:
         # the budget binds: ask every carrier for less (keeps all of them on the right side,
