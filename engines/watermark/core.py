@@ -12,7 +12,8 @@ on unmarked content about one for every triple). ``c_k`` is exactly invariant to
 
 * Embedding (informed, closed loop): find the smallest change ``delta_lm`` of the band
   coefficients such that ``s_k * bit_k * c_k(f + delta) >= margin`` for all carriers
-  (squared-hinge penalty + energy, L-BFGS on the differentiable torch path), synthesise
+  (squared-hinge penalty + energy, minimised on a linear model of the carriers with exact
+  derivatives, re-measured between solves: :func:`_optimise`), synthesise
   ``delta`` alone on the pixel grid and ADD it to R, G and B (never rebuild the image from
   truncated coefficients), quantise to 8 bits, re-measure, and repeat on what is left.
 * Verification (key only, no original needed): recompute ``c_k`` from the received image; bit ``i`` is the sign of
@@ -36,7 +37,14 @@ from engines.common.device import get_device
 from engines.common.threads import blas_threads, torch_threads
 from engines.watermark.bispectrum import TripleProduct, admissible_triples
 from engines.watermark.errors import EmbedError, ImageFormatError, KeyInputError
-from engines.watermark.image import luminance, nadir_patch, psnr, ssim, validate_image, ws_psnr
+from engines.watermark.image import (
+    luminance,
+    nadir_patch,
+    psnr,
+    ssim,
+    validate_image,
+    ws_psnr,
+)
 from engines.watermark.payload import as_bits, decode_text
 from engines.watermark.sht import TorchSHT, n_alm, synthesis
 
@@ -381,7 +389,7 @@ def _energy_blocks_uncached(tp: TripleProduct, cfg: WatermarkConfig) -> np.ndarr
     ``sum_phi`` keeps ``m = 0`` once and ``m > 0`` twice. "sphere": ``sum |delta_lm|^2`` over the
     sphere (``m = 0`` once, ``m > 0`` twice)."""
     legd = tp.legd.detach().cpu().double().numpy()  # (D, T, M)
-    n_d, n_t, n_m = legd.shape
+    _, n_t, n_m = legd.shape
     cm = np.where(np.arange(n_m) == 0, 1.0, 2.0)
     mse_floor = 255.0 ** 2 / 10 ** (cfg.psnr_floor / 10)
     if cfg.energy == "pixel":
@@ -612,13 +620,8 @@ def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: W
                               f"(unscaled {p:.2f} dB); re-embedded at margin {cfg.margin / 2}")
         return retry
     if p < cfg.psnr_floor:
-        diff = work - image
-        lo, hi = 0.0, 1.0
-        for _ in range(12):
-            mid = (lo + hi) / 2
-            cand = np.clip(np.rint(image + mid * diff), 0, 255).astype(np.uint8)
-            lo, hi = (mid, hi) if psnr(image, cand) >= cfg.psnr_floor else (lo, mid)
-        out = np.clip(np.rint(image + lo * diff), 0, 255).astype(np.uint8)
+        lo = _share_within_floor(image, image.astype(np.float64), work, cfg.psnr_floor)
+        out = np.clip(np.rint(image + lo * (work - image)), 0, 255).astype(np.uint8)
         notes.append(f"unscaled PSNR {p:.2f} dB; change scaled to {lo:.2f}x to keep PSNR >= {cfg.psnr_floor} dB; robustness is lower")
         p = psnr(image, out)
     with torch.no_grad():
