@@ -58,6 +58,12 @@ PRE_ATTACKS = {
     "nadir fill 10 % + rotation": lambda x: I.nadir_patch(x, 0.1, "fill"),
     "nadir logo 10 % + rotation": lambda x: I.nadir_patch(x, 0.1),
 }
+#: The same on the delivered panorama, then the rotation, then JPEG 75 (the issue #32 logo bar);
+#: "top cap": the logo over the top 10 % of rows instead (the zenith), which the loop does not simulate.
+PRE_ATTACKS_JPEG = {
+    "nadir logo 10 % + rotation + JPEG 75": lambda x: I.nadir_patch(x, 0.1),
+    "top-cap logo 10 % + rotation + JPEG 75": lambda x: I.nadir_patch(x[::-1], 0.1)[::-1],
+}
 
 
 def fresh_images() -> dict:
@@ -68,8 +74,8 @@ def fresh_images() -> dict:
             for name in ("china", "flower")}
 
 
-def run_tier(bits: int, images: dict, rotations: int, log) -> dict:
-    cfg = WatermarkConfig(bits=bits)
+def run_tier(bits: int, images: dict, rotations: int, log, occlusion: float = 0.0) -> dict:
+    cfg = WatermarkConfig(bits=bits, occlusion=occlusion)
     out = {}
     for name, img in images.items():
         rng = np.random.default_rng(10_000 + bits)
@@ -82,18 +88,21 @@ def run_tier(bits: int, images: dict, rotations: int, log) -> dict:
         row = {"psnr": res.psnr, "ws_psnr": res.ws_psnr, "ssim": res.ssim, "embed_s": res.seconds, "embed_cpu_s": cpu,
                "min_margin": res.min_margin, "notes": res.notes, "clean": bit_accuracy(v0.bits, payload),
                "clean_z": v0.z, "attacks": {}}
-        accs: dict = {k: [] for k in ATTACKS | PRE_ATTACKS}
-        dets: dict = {k: [] for k in ATTACKS | PRE_ATTACKS}
+        every = ATTACKS | PRE_ATTACKS | PRE_ATTACKS_JPEG
+        accs: dict = {k: [] for k in every}
+        dets: dict = {k: [] for k in every}
         for _ in range(rotations):
             rot = I.random_rotation(rng)
             rotated = I.rotate_equirect_matrix(res.image, rot)
             received = {label: fn(rotated) for label, fn in ATTACKS.items()}
             received |= {label: I.rotate_equirect_matrix(fn(res.image), rot) for label, fn in PRE_ATTACKS.items()}
+            received |= {label: I.jpeg(I.rotate_equirect_matrix(fn(res.image), rot), 75)
+                         for label, fn in PRE_ATTACKS_JPEG.items()}
             for label, x in received.items():
                 v = verify(x, key, cfg)
                 accs[label].append(bit_accuracy(v.bits, payload))
                 dets[label].append(bool(v.detected))
-        for label in (ATTACKS | PRE_ATTACKS if rotations else ()):
+        for label in (every if rotations else ()):
             row["attacks"][label] = {"mean": float(np.mean(accs[label])), "min": float(np.min(accs[label])),
                                      "detected": float(np.mean(dets[label])), "n": rotations}
         out[name] = row
@@ -163,6 +172,8 @@ def main() -> None:
     ap.add_argument("--images-4k", default="forest,sunrise")
     ap.add_argument("--repeats-4k", type=int, default=3)
     ap.add_argument("--out", default="benchmarks/results/watermark_tiers.json")
+    ap.add_argument("--occlusion", type=float, default=0.0,
+                    help="WatermarkConfig.occlusion for the tiers section (its entries go under '<bits>+logo')")
     args = ap.parse_args()
     torch.set_num_threads(1)
     t0 = time.time()
@@ -205,8 +216,10 @@ def main() -> None:
     for spec in args.tiers.split(","):
         bits, rotations, which = spec.split(":")
         names = (list(images) if which == "all" else list(I.EXAMPLES) if which == "examples" else which.split("+"))
-        results["tiers"][bits] = run_tier(int(bits), {n: images[n] for n in names}, int(rotations), log)
-        results["tiers"][bits]["meta"] = {"rotations": int(rotations),
+        bits_key = f"{bits}+logo" if args.occlusion else bits
+        results["tiers"][bits_key] = run_tier(int(bits), {n: images[n] for n in names}, int(rotations), log,
+                                              args.occlusion)
+        results["tiers"][bits_key]["meta"] = {"occlusion": args.occlusion, "rotations": int(rotations),
                                           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                           "load_avg": list(__import__("os").getloadavg())}
         save()

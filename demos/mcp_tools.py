@@ -84,7 +84,7 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
     The mark lives in rotation-invariant spherical bispectra, so it survives 3D rotation of the panorama. Takes 5-60 s on a CPU for a 1024x512 image.
 
     Args:
-        image_base64: the panorama as a base64-encoded PNG or JPEG file, 2:1 aspect ratio, 8-bit RGB, at least 256x128 pixels, at most 16 MiB; wider than 2048 px is downscaled.
+        image_base64: the panorama as a base64-encoded PNG or JPEG file, 2:1 aspect ratio, 8-bit RGB, at least 384x192 pixels, at most 16 MiB; wider than 2048 px is downscaled.
         message: text to embed; 64 bits hold 6 bytes of UTF-8, 128 bits 14, 256 bits 30 (a CRC-16 makes the decoded text exact or absent).
         key: the secret key (any non-empty text); the same key is needed to verify.
         bits: payload size in bits: 64, 128 or 256 (PSNR floor 42 dB in each tier).
@@ -117,12 +117,12 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
     Works after any 3D rotation of the panorama and after mild JPEG, noise, blur or resizing. Takes about 0.1-1 s.
 
     Args:
-        image_base64: the panorama as a base64-encoded PNG or JPEG file (2:1, 8-bit RGB, at least 256x128 pixels, at most 16 MiB).
+        image_base64: the panorama as a base64-encoded PNG or JPEG file (2:1, 8-bit RGB, at least 384x192 pixels, at most 16 MiB).
         key: the secret key used at embedding.
         bits: payload size used at embedding: 64, 128 or 256.
 
     Returns:
-        a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits_hex, seconds, notes (what decoding changed: 16-bit depth cut to 8 bits, first GIF frame only, downscaling).
+        a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits (the capacity it was read at: another tier's when the mark was embedded there, as notes then says), bits_hex, seconds, notes (what decoding changed: 16-bit depth cut to 8 bits, first GIF frame only, downscaling; and the tier it was read at when that is not ``bits``).
     """
     from engines.watermark import WatermarkConfig, verify
 
@@ -134,8 +134,9 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
     img, notes = _decode_image(image_base64)
     v = verify(img, key=key, config=WatermarkConfig(bits=int(bits)))
     return _json({"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": round(v.z, 4),
-            "threshold": round(v.threshold, 4), "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(),
-            "seconds": round(v.seconds, 3), "notes": notes})
+            "threshold": round(v.threshold, 4), "bits": len(v.bits),
+            "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(), "seconds": round(v.seconds, 3),
+            "notes": notes + list(v.notes)})
 
 
 @gpu

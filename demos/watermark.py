@@ -38,7 +38,7 @@ from engines.watermark import (
 INTRO = """
 ### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
 The panorama's luminance is treated as a function on the sphere. A secret key picks degree
-triples (l1, l2, l) with 24 <= l <= 64 (32 <= l <= 96 for 128 and 256 bits) and signs; embedding nudges the spherical-harmonic
+triples (l1, l2, l) with 32 <= l <= 96 and signs; embedding nudges the spherical-harmonic
 coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
 rotation) lands on the key-signed side, and adds that change in pixel space. Verification does
 not need the original: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
@@ -49,6 +49,9 @@ they cover on the sphere, as the 360 community reports it) and SSIM.
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
 BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 42 dB)": 128, "256 bits (floor 42 dB)": 256}
+DEFAULT_BITS = "256 bits (floor 42 dB)"
+#: What an embed costs in every tier (benchmarks/RESULTS.md#watermark, embed time per tier and size).
+EXPECTED_WAIT = "about 2-5 s at 1024 px wide, 3-7 s at 2048 px, on a shared 2-core CPU"
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
 # the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
@@ -159,9 +162,8 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
         payload = message
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
-    wait = "about 3-10 s" if cfg.bits <= 64 else "up to a minute: the embedder also attacks its own output"
     # the previous result goes as the work starts: it is not the result of these settings
-    yield None, f"Embedding ({wait} on a 2-core CPU) ...", None, None
+    yield None, f"Embedding ({EXPECTED_WAIT}) ...", None, None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
@@ -199,18 +201,19 @@ def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
     verdict = "**Watermark detected**" if v.detected else "**No watermark** (for this key)"
     head = (f"{verdict}: pilot z = {v.z:.2f} (threshold {v.threshold:.2f}), "
             f"p-value <= {v.p_value:.2g} (Hoeffding bound).")
+    n = len(v.bits)  # another capacity than the chosen one when verify found the mark there (see notes)
     if v.message is not None:
         payload = f"Decoded message: **{v.message!r}** (text; its CRC-16 checks out)."
     elif v.detected:
-        payload = (f"Decoded message: {cfg.bits} raw bits `{v.bits_hex}` (hex). They are not a text message "
+        payload = (f"Decoded message: {n} raw bits `{v.bits_hex}` (hex). They are not a text message "
                    "that passes a CRC-16; if you embedded random bits, compare them with the ones shown at embedding.")
     else:
         payload = "Decoded message: none (no watermark under this key, so its bits mean nothing)."
-    lines = [head, payload]
-    if embedded_bits is not None and len(embedded_bits) == cfg.bits:
+    lines = [head, payload] + [f"Note: {note}." for note in v.notes]
+    if embedded_bits is not None and len(embedded_bits) == n:
         acc = bit_accuracy(v.bits, np.asarray(embedded_bits))
         lines.append(f"Bit accuracy against the embedded bits: **{100 * acc:.1f} %** "
-                     f"({round(acc * cfg.bits)} of {cfg.bits}).")
+                     f"({round(acc * n)} of {n}).")
     lines.append(f"Verified in {1000 * v.seconds:.0f} ms.")
     return "  \n".join(lines)
 
@@ -301,9 +304,10 @@ def build() -> None:
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
             message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
-            bits_label = gr.Radio(list(BIT_MODES), value=next(iter(BIT_MODES)), label="Capacity")
+            bits_label = gr.Radio(list(BIT_MODES), value=DEFAULT_BITS, label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
-            embed_info = gr.Markdown()  # status and result next to the button that starts them
+            # status and result next to the button that starts them; before the first embed, the wait
+            embed_info = gr.Markdown(f"Embedding takes {EXPECTED_WAIT}.")
     with gr.Row():
         marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
         diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)

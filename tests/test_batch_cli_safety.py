@@ -75,14 +75,14 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _panoramas(folder: Path, names: list[str]) -> None:
-    """Small panoramas (256 x 128, the smallest accepted) under ``names``, in turn a shipped one,
+    """Small panoramas (384 x 192, the smallest every tier accepts) under ``names``, in turn a shipped one,
     the same turned upside down and mirrored, so neighbouring inputs differ."""
     from PIL import Image, ImageOps
 
     from engines.watermark import example_path
 
     folder.mkdir(parents=True, exist_ok=True)
-    base = Image.open(example_path("forest")).convert("RGB").resize((256, 128), Image.BICUBIC)
+    base = Image.open(example_path("forest")).convert("RGB").resize((384, 192), Image.BICUBIC)
     for i, name in enumerate(names):
         (base, base.rotate(180), ImageOps.mirror(base))[i % 3].save(folder / name)
 
@@ -174,7 +174,7 @@ def test_ctrl_c_mid_embed_keeps_what_was_done_and_replaces_the_stale_report(tmp_
     assert [(r["file"], r["output"], r["error"]) for r in rows] == [("p0.png", "p0.png", ""), ("p1.png", "p1.png", "")]
     assert all(float(r["psnr"]) > 35 for r in rows)
     for name in ("p0.png", "p1.png"):
-        assert _pixels(e / name).shape == (128, 256, 3)
+        assert _pixels(e / name).shape == (192, 384, 3)
 
 
 @pytest.mark.slow

@@ -310,8 +310,9 @@ def test_docstring_examples_run(module):
 @pytest.mark.slow
 def test_psnr_floor_is_respected_with_a_notice():
     img = im_ops.resize(load("forest"), 0.5)
-    res = embed(img, "hi", "floor-key", WatermarkConfig(psnr_floor=44.0))
-    assert res.psnr >= 44.0
+    # 48 dB binds: since issue #32 the 64-bit tier reaches about 47 dB unscaled here (44 no longer binds)
+    res = embed(img, "hi", "floor-key", WatermarkConfig(psnr_floor=48.0))
+    assert res.psnr >= 48.0
     assert any("re-embedded at margin" in n for n in res.notes)  # the budget bound: notice given
     assert verify(res.image, "floor-key").message == "hi"
 

@@ -206,6 +206,62 @@ class TripleProduct(torch.nn.Module):
         # irfft(norm="forward") sums X_0 + 2 Re sum_{m>0} X_m e^{i m phi_j}: the m=0 once, m>0 twice rule
         return torch.fft.irfft(spec, n=n_phi, dim=-1, norm="forward")
 
+    def coeffs(self, re: torch.Tensor, im: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The ``m >= 0`` coefficients of every used degree, ``(D, lmax+1)`` each (zero above ``m = l``)."""
+        ar = re.index_select(-1, self.gidx).reshape(self.n_degrees, self.lmax + 1) * self.gmask
+        ai = im.index_select(-1, self.gidx).reshape(self.n_degrees, self.lmax + 1) * self.gmask
+        return ar, ai
+
+    def linearise(self, ar: torch.Tensor, ai: torch.Tensor, chunk: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+        """Normalised ``b_k`` and their exact first derivatives at the per-degree coefficients ``ar``,
+        ``ai`` (``(D, lmax+1)``, from :meth:`coeffs`).
+
+        Returns ``b`` ``(K,)`` and ``jac`` ``(K, 3, 2, lmax+1)``: ``jac[k, r, 0, m]`` is
+        ``d b_k / d Re a_{l m}`` and ``jac[k, r, 1, m]`` ``d b_k / d Im a_{l m}`` for the degree
+        ``l = triples[k, r]`` (a degree used twice in a triple gets its two parts in two slots).
+        Each carrier's derivative is the band map product of its other two degrees projected on
+        the third (Gaunt), so ``b`` and ``jac`` come from one pass over the carriers, a few at a time,
+        without materialising every carrier's three maps at once. The embedder optimises against
+        this linear model (cheap) and re-linearises, instead of differentiating the full path at
+        every optimiser step.
+        """
+        n_phi = self.cos.shape[-1]
+        M = self.lmax + 1
+        spec = torch.complex(ar.unsqueeze(-2) * self.legd, ai.unsqueeze(-2) * self.legd)  # (D, T, M)
+        maps = torch.fft.irfft(spec, n=n_phi, dim=-1, norm="forward")  # (D, T, n_phi)
+        norm2 = ((ar * ar + ai * ai) * self.normw).sum(-1)  # |f_l|^2, (D,)
+        K = self.tix.shape[0]
+        integral = torch.empty(K, dtype=ar.dtype, device=ar.device)
+        jac = torch.empty(K, 3, 2, M, dtype=ar.dtype, device=ar.device)
+        w = self.weights
+        for s in range(0, K, chunk):
+            t = self.tix[s:s + chunk]
+            a, b, c = maps[t[:, 0]], maps[t[:, 1]], maps[t[:, 2]]
+            wa = a * w
+            bc = b * c
+            integral[s:s + chunk] = (wa * bc).sum((-1, -2))
+            g = torch.stack([w * bc, wa * c, wa * b], 1)  # d integral / d map of each role
+            # sum_phi g cos[m] = normw_m Re rfft(g)_m and sum_phi g sin[m] = normw_m Im rfft(g)_m
+            fh = torch.fft.rfft(g, dim=-1)[..., :M]
+            leg = self.legd[t]  # (c, 3, T, M)
+            jac[s:s + chunk, :, 0] = (leg * fh.real).sum(-2) * self.normw
+            jac[s:s + chunk, :, 1] = (leg * fh.imag).sum(-2) * self.normw
+        nt = norm2[self.tix]  # (K, 3)
+        denom = torch.sqrt(nt.prod(-1)) + 1e-30
+        bval = self.kappa * integral / denom
+        coef = torch.stack([ar, ai], 1)[self.tix]  # (K, 3, 2, M)
+        # d log|f_l| / d a_lm = normw_m a_lm / |f_l|^2 for each role's degree
+        dlog = coef * self.normw / (nt[..., None, None] + 1e-30)
+        jac = (self.kappa / denom)[:, None, None, None] * jac - bval[:, None, None, None] * dlog
+        return bval, jac
+
+    def values(self, ar: torch.Tensor, ai: torch.Tensor) -> torch.Tensor:
+        """Normalised ``b_k`` from the per-degree coefficients of :meth:`coeffs` (the ``b`` of
+        :meth:`linearise` without its derivatives)."""
+        spec = torch.complex(ar.unsqueeze(-2) * self.legd, ai.unsqueeze(-2) * self.legd)
+        maps = torch.fft.irfft(spec, n=self.cos.shape[-1], dim=-1, norm="forward")
+        return self.from_maps(maps, torch.sqrt(((ar * ar + ai * ai) * self.normw).sum(-1)))
+
     def forward(self, re: torch.Tensor, im: torch.Tensor) -> torch.Tensor:
         maps, norms = self.degree_maps(re, im)
         return self.from_maps(maps, norms)
@@ -220,10 +276,16 @@ class TripleProduct(torch.nn.Module):
     def from_maps(self, maps: torch.Tensor, norms: torch.Tensor) -> torch.Tensor:
         """Normalised ``b_k`` from band maps and norms (band maps are linear in ``a_lm``, so the
         embedder adds the maps of its change to the fixed maps of the image instead of redoing both)."""
-        m1 = maps.index_select(-3, self.tix[:, 0])
-        m2 = maps.index_select(-3, self.tix[:, 1])
-        m3 = maps.index_select(-3, self.tix[:, 2])
-        integral = (m1 * m2 * m3 * self.weights).sum((-1, -2))
+        if maps.dim() == 3 and not torch.jit.is_tracing() and not torch.onnx.is_in_onnx_export():
+            # eager: a few carriers at a time (the same sums, without every carrier's three maps in
+            # memory at once, which cost more in allocation than in arithmetic)
+            integral = torch.cat([(maps[t[:, 0]] * self.weights * maps[t[:, 1]] * maps[t[:, 2]]).sum((-1, -2))
+                                  for t in self.tix.split(16)])
+        else:
+            m1 = maps.index_select(-3, self.tix[:, 0])
+            m2 = maps.index_select(-3, self.tix[:, 1])
+            m3 = maps.index_select(-3, self.tix[:, 2])
+            integral = (m1 * m2 * m3 * self.weights).sum((-1, -2))
         denom = (norms.index_select(-1, self.tix[:, 0]) * norms.index_select(-1, self.tix[:, 1])
                  * norms.index_select(-1, self.tix[:, 2]))
         return self.kappa * integral / (denom + 1e-30)

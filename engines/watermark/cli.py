@@ -9,7 +9,9 @@
     as it is done; the report is kept up to date while the batch runs.
 ``verify DIR --key K [--bits N] [--ray [ADDRESS]] [--json]``
     one line per image; with ``--json`` one JSON object per line (file, detected, message,
-    p_value, z, threshold, bits_hex, seconds; ``error`` for a file that could not be read).
+    p_value, z, threshold, bits (the capacity it read at), bits_hex, seconds, notes; ``error`` for a
+    file that could not be read). A mark embedded at another tier than ``--bits`` is read at that
+    tier, and its notes say so.
 
 Both read PNG/JPEG/WebP/BMP/TIFF files (not recursively), draw a progress bar on stderr and end
 with a summary; a bad file (a broken symbolic link included) is reported there and skipped.
@@ -81,8 +83,8 @@ def verify_one(data: bytes, key: str, bits: int) -> dict:
     img, notes = _image(data, "refuse")
     v = verify(img, key=key, config=WatermarkConfig(bits=bits))
     return {"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": float(v.z),
-            "threshold": float(v.threshold), "bits_hex": v.bits_hex,
-            "seconds": float(v.seconds), "notes": notes}
+            "threshold": float(v.threshold), "bits": len(v.bits), "bits_hex": v.bits_hex,
+            "seconds": float(v.seconds), "notes": notes + v.notes}
 
 
 def _items(directory: str) -> list[Item]:
@@ -161,7 +163,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             msg = (f", message {v['message']!r}" if v["message"] is not None else
                    f", raw bits {v['bits_hex']} (hex)" if v["detected"] else "")
             print(f"{o.name}: {state} (z {v['z']:.2f}, threshold {v['threshold']:.2f}, "
-                  f"p <= {v['p_value']:.2g}){msg}")
+                  f"p <= {v['p_value']:.2g}){msg}" + "".join(f"; {n}" for n in v["notes"]))
     return _finish(rep, "", covered="the output above")
 
 

@@ -54,7 +54,7 @@ def rotation_sweep(image: np.ndarray, key: str, angles: list[float] | None = Non
     note(0.0, "embedding (ours)")
     bits = rng.integers(0, 2, cfg.bits).astype(np.uint8)
     res = embed(image, bits, key, cfg)
-    methods = {"ours": (res.image, lambda x: verify(x, key, cfg).bits, bits, res.psnr)}
+    methods = {"ours": (res.image, lambda x: verify(x, key, cfg, other_tiers=False).bits, bits, res.psnr)}
 
     note(0.3, "embedding (power spectrum)")
     ps = PowerSpectrumBaseline(key, cfg.l_min, cfg.l_max)
