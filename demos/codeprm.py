@@ -225,6 +225,21 @@ def rank_candidates(prefix: str, candidates: str):
     return rows, best
 
 
+#: The Rank button's label while SmolLM2 samples: it is disabled then (a Rank click would rank the
+#: candidates being replaced), and the new candidates are ranked as soon as they arrive.
+RANK_WAITS = "Rank (after sampling)"
+
+
+def rank_busy():
+    """Rank button update when sampling starts: disabled, saying it ranks once the samples arrive."""
+    return gr.update(interactive=False, value=RANK_WAITS)
+
+
+def rank_ready():
+    """Rank button update when sampling ends (with new candidates or an error): usable again."""
+    return gr.update(interactive=True, value="Rank")
+
+
 UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
 
 
@@ -315,4 +330,9 @@ def build() -> None:
     step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
     play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
     rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")
-    sample_btn.click(sample_with_smollm, [prefix, n_samples, max_new], cands, api_name="codeprm_sample")
+    # while SmolLM2 samples, Rank is disabled (it would rank the old candidates); the new ones are
+    # ranked when they arrive, and Rank comes back whether sampling worked or not
+    sampled = sample_btn.click(rank_busy, None, rank_btn, queue=False, api_visibility="private").then(
+        sample_with_smollm, [prefix, n_samples, max_new], cands, api_name="codeprm_sample")
+    sampled.success(rank_candidates, [prefix, cands], [ranked, best], api_visibility="private")
+    sampled.then(rank_ready, None, rank_btn, queue=False, api_visibility="private")

@@ -175,6 +175,20 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
     yield res.image, stats, _diff_map(img, res.image), res.bits
 
 
+#: The Embed button's label while an embed runs (the button is disabled until it ends).
+EMBED_BUSY = "Embedding... (one at a time: wait for this one to finish)"
+
+
+def embed_busy():
+    """Embed button update when an embed starts: disabled, with a label saying one is running."""
+    return gr.update(interactive=False, value=EMBED_BUSY)
+
+
+def embed_ready():
+    """Embed button update when the embed ends, with a result or an error: usable again."""
+    return gr.update(interactive=True, value="Embed")
+
+
 @friendly_errors
 def random_angles() -> tuple[float, float, float]:
     """A Haar-random rotation as (yaw, pitch, roll) in degrees."""
@@ -330,8 +344,12 @@ def build() -> None:
     sweep_info = gr.Markdown()
 
     upload.change(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
-    embed_btn.click(do_embed, [panorama, key, mode, message, bits_label],
-                    [marked, embed_info, diff, embedded_bits], api_name="wm_embed")
+    # one embed at a time per page: while one runs the button is disabled and says so, so that a
+    # second click is not silently dropped; it comes back when the embed ends, also on an error
+    embedded = embed_btn.click(embed_busy, None, embed_btn, queue=False, api_visibility="private").then(
+        do_embed, [panorama, key, mode, message, bits_label], [marked, embed_info, diff, embedded_bits],
+        api_name="wm_embed")
+    embedded.then(embed_ready, None, embed_btn, queue=False, api_visibility="private")
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")
     attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack")
     verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info], api_name="wm_verify")

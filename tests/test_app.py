@@ -41,3 +41,14 @@ def test_app_serves_and_endpoints_answer(running_app):
     assert "/environment" in names
     table = client.predict(api_name="/environment")
     assert "onnxruntime" in table and "CPUExecutionProvider" in table
+
+
+def test_server_memory_bounds_are_set():
+    """The heap settings take on this (glibc) host and the sessions kept are capped well below
+    Gradio's 10,000 (about 0.3 MB each); the soak test measures their effect."""
+    import platform
+
+    if platform.libc_ver()[0] == "glibc":
+        assert app_module.bound_heap() is True
+        assert app_module._trimmer is not None and app_module._trimmer.is_alive()
+    assert app_module.launch_options()["state_session_capacity"] == app_module.STATE_SESSIONS <= 1000

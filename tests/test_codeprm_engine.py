@@ -400,3 +400,21 @@ def test_a_verdict_is_vulnerable_exactly_when_a_step_names_what_flagged_it(prm_o
     for s in flagged:
         assert s.findings, s
         assert {f.source for f in s.findings} & ({"bandit", "codeshield"} if "analysers" in s.driver else {"model"})
+
+
+def test_lexer_id_cache_is_bounded():
+    """The lexer's id cache keeps short token strings only, and no more than its entry cap: a
+    megabyte-long identifier or a flood of distinct names does not stay in a server's memory."""
+    from engines.codeprm import tokens
+
+    lexer = tokens.Lexer()
+    long_name = "a" * 100_000
+    ids, _ = lexer.lex(f"{long_name} = 1\nshort_name = 2\n")
+    again, _ = lexer.lex(f"{long_name} = 1\nshort_name = 2\n")
+    assert ids.tolist() == again.tolist()  # the same ids, cached or not
+    assert long_name not in lexer._cache and "short_name" in lexer._cache
+    assert max(map(len, lexer._cache)) <= tokens.CACHE_CHARS
+    lexer._cache.update({f"n{i}": 5 for i in range(tokens.CACHE_ENTRIES)})
+    full = len(lexer._cache)
+    lexer.lex("brand_new_name = 3\n")
+    assert "brand_new_name" not in lexer._cache and len(lexer._cache) == full

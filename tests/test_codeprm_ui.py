@@ -122,3 +122,34 @@ def test_tab_builds_with_api_names():
     names = {d.get("api_name") for d in demo.config["dependencies"]}
     assert {"codeprm_scan", "codeprm_step", "codeprm_play", "codeprm_rank", "codeprm_sample",
             "codeprm_example"} <= names
+
+
+def _chain(demo: gr.Blocks, api_name: str):
+    """(the event named api_name, the event that triggers it, the events it triggers) as config dicts."""
+    deps = demo.config["dependencies"]
+    ev = next(d for d in deps if d["api_name"] == api_name)
+    return ev, deps[ev["trigger_after"]], [d for d in deps if d["trigger_after"] == ev["id"]]
+
+
+def test_rank_waits_for_smollm_samples_and_ranks_the_new_ones():
+    """A Rank click while SmolLM2 samples must not rank the candidates being replaced: Sample first
+    disables Rank with a label that says so, ranks the sampled candidates once they arrive (only
+    if sampling worked), and gives Rank back either way."""
+    with gr.Blocks() as demo:
+        tab.build()
+    fns = demo.fns
+    sample, before, after = _chain(demo, "codeprm_sample")
+    rank_btn = next(b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value == "Rank")
+    busy = fns[before["id"]].fn()
+    assert before["outputs"] == [rank_btn._id] and not before["queue"]
+    assert busy["interactive"] is False and busy["value"] == tab.RANK_WAITS
+    (rank_after,) = [d for d in after if d["trigger_only_on_success"]]
+    assert fns[rank_after["id"]].fn.__wrapped__ is tab.rank_candidates.__wrapped__
+    assert rank_after["inputs"][1] == sample["outputs"][0]  # the sampled candidates, not the old text
+    assert rank_after["inputs"][0] == sample["inputs"][0]  # after the same prefix
+    (ready,) = [d for d in after if not d["trigger_only_on_success"]]
+    assert ready["outputs"] == [rank_btn._id]
+    assert fns[ready["id"]].fn() == {"__type__": "update", "interactive": True, "value": "Rank"}
+    # the Rank button's own click still ranks whatever the candidates box holds
+    rank = next(d for d in demo.config["dependencies"] if d["api_name"] == "codeprm_rank")
+    assert rank["inputs"] == rank_after["inputs"]

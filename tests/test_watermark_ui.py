@@ -216,3 +216,21 @@ def test_sixteen_bit_file_in_the_embed_box_is_refused_clearly(tmp_path):
     Image.fromarray(np.full((256, 512), 40000, np.uint16)).save(path)
     with pytest.raises(gr.Error, match="16-bit"):
         list(ui.do_embed(str(path), "k", "text", "hi", ui64))
+
+
+def test_second_embed_click_is_not_dropped_silently():
+    """While an embed runs, the Embed button is disabled and its label says one is running (a
+    second click used to vanish without a word); it comes back when the embed ends, on an error too."""
+    with gr.Blocks() as demo:
+        ui.build()
+    deps = demo.config["dependencies"]
+    embed = next(d for d in deps if d["api_name"] == "wm_embed")
+    before = deps[embed["trigger_after"]]
+    (after,) = [d for d in deps if d["trigger_after"] == embed["id"]]
+    button = next(b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value == "Embed")
+    assert before["targets"] == [(button._id, "click")] and before["outputs"] == [button._id]
+    assert not before["queue"]  # answered at once, not behind the embeds of other users
+    busy = demo.fns[before["id"]].fn()
+    assert busy["interactive"] is False and "one at a time" in busy["value"]
+    assert after["outputs"] == [button._id] and not after["trigger_only_on_success"]
+    assert demo.fns[after["id"]].fn() == {"__type__": "update", "interactive": True, "value": "Embed"}

@@ -24,6 +24,11 @@ _OPS = re.compile(r"\*\*=?|//=?|->|:=|[=!<>]=|<<=?|>>=?|[-+*/%&|^@]=|[()\[\]{}:;
 _WORD = re.compile(r"[a-z_][a-z0-9_]*|[%{}/<>*=?$;]")
 _PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 N_PARTS = 3
+# The id cache of a Lexer (shared by every scan of a server) keeps token strings of at most
+# CACHE_CHARS characters, at most CACHE_ENTRIES of them: a few tens of MB however many distinct
+# names the scanned code holds (a megabyte-long identifier is hashed again, not kept).
+CACHE_CHARS = 64
+CACHE_ENTRIES = 200_000
 _STR_PREFIX = re.compile(r"([rRbBuUfF]{1,2})?('''|\"\"\"|'|\")")
 
 
@@ -55,7 +60,7 @@ class Lexer:
                 v = self.vocab.get(s, 0 if s.startswith("p:") else UNK)
             else:
                 v = _RESERVED + zlib.crc32(s.encode("utf-8", "replace")) % (self.vocab_size - _RESERVED)
-            if len(self._cache) < 500_000:
+            if len(s) <= CACHE_CHARS and len(self._cache) < CACHE_ENTRIES:
                 self._cache[s] = v
         return v
 
