@@ -67,15 +67,17 @@ def test_train_refusals_are_fresh_and_only_for_train_harmful_prompts():
 
 
 def test_engine_api_keeps_its_signatures_and_fields():
-    assert list(inspect.signature(Guardrail.load).parameters) == ["backend", "device", "asset_dir", "backbone"]
+    assert list(inspect.signature(Guardrail.load).parameters) == ["backend", "device", "asset_dir", "backbone",
+                                                                   "policy"]
     assert list(inspect.signature(Guardrail.stream).parameters) == [
-        "self", "prompt", "max_new_tokens", "threshold", "patience", "shadow", "block"]
+        "self", "prompt", "max_new_tokens", "threshold", "patience", "shadow", "block", "policy"]
     assert list(inspect.signature(Guardrail.score).parameters) == ["self", "prompt", "response", "threshold",
-                                                                  "patience"]
+                                                                  "patience", "policy"]
     assert [f.name for f in dataclasses.fields(StreamEvent)] == [
-        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow"]
+        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow", "level"]
     assert [f.name for f in dataclasses.fields(RiskTrace)] == [
-        "tokens", "risks", "stop_index", "threshold", "patience", "response_risk", "head_ms"]
+        "tokens", "risks", "stop_index", "threshold", "patience", "response_risk", "head_ms", "policy",
+        "stop_level", "levels"]
 
 
 # A HarmBench behaviour (a test-only source: no training reply has this prompt), teacher-forced once

@@ -9,9 +9,23 @@ import torch
 
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.head import ORDINAL_CUT, ordinal_atc_loss
-from engines.guardrail.train import Example, dev_policies, head_traces, columns, strict_examples, strict_target, train_head
 from engines.guardrail.metrics import stop_index
-from evals.guardrail.level_labels import LabelError, agreement, check_row, load_pass, multi_kappa
+from engines.guardrail.train import (
+    Example,
+    columns,
+    dev_policies,
+    head_traces,
+    strict_examples,
+    strict_target,
+    train_head,
+)
+from evals.guardrail.level_labels import (
+    LabelError,
+    agreement,
+    check_row,
+    load_pass,
+    multi_kappa,
+)
 
 
 @pytest.mark.parametrize("kw,match", [

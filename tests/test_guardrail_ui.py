@@ -75,8 +75,9 @@ def test_score_reply_callback(ui):
                                            "Sure. First, gather the explosive powder and pack it into a pipe.",
                                            0.02, 1, "onnx")
     assert spans and len(_drawn(curve, ui.FORCED)) >= len(spans)
-    assert "stop" in verdict.lower()
-    k = int(verdict.split("stop at token ")[1].split()[0])
+    assert verdict.startswith("### Would stop under the strict policy at token ")
+    assert "level **" in verdict  # names the level the stop token reached
+    k = int(verdict.split("at token ")[1].split()[0])
     assert set(_drawn(curve, ui.STOP)["token"]) == {k}  # the plot counts tokens from 1, as the verdict does
 
 
