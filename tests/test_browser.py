@@ -99,7 +99,7 @@ def test_guardrail_policy_strict_stops_the_complying_reply_and_loose_lets_it_fin
     page.get_by_label("every token").check()
     for policy, expected in (("loose", r"Completed \d+ tokens; the loose policy never fired"),
                              ("strict", r"Stopped \(strict policy\)")):
-        page.get_by_label(re.compile(f"^{policy}:")).check()
+        page.get_by_role("radio", name=re.compile(f"^{policy}:")).check()
         page.wait_for_timeout(500)  # the policy sets its dev-picked threshold and patience
         page.get_by_role("button", name="Generate").click()
         page.get_by_text(re.compile(expected)).first.wait_for(timeout=240_000)
@@ -196,3 +196,31 @@ def test_watermark_not_2to1_upload_gives_one_toast_with_the_true_pad_size(page, 
     page.screenshot(path=str(artifacts_dir / "watermark_square_upload.png"), full_page=True)
     assert len(texts) == 1, texts
     assert "300x150" not in texts[0] and "pad (black bands, gives 600 x 300 px)" in texts[0]
+
+
+def test_watermark_second_embed_click_meets_a_busy_button(page, artifacts_dir):
+    """Issue #33 item 11: while an embed runs, Embed is disabled and says so (a second click is not
+    dropped without a word); it comes back when the embed ends."""
+    _open_tab(page, "Panorama watermark")
+    from engines.common.paths import ASSETS_DIR
+
+    page.locator("input[type=file][accept^='image']").first.set_input_files(str(ASSETS_DIR / "watermark" / "sunrise.png"))
+    page.get_by_text(re.compile(r"\d+ ?x ?\d+")).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Embed", exact=True).click()
+    busy = page.get_by_role("button", name=re.compile("one at a time"))
+    busy.wait_for(timeout=30_000)
+    assert busy.is_disabled()
+    page.get_by_role("button", name="Embed", exact=True).wait_for(timeout=180_000)
+    assert page.get_by_role("button", name="Embed", exact=True).is_enabled()
+
+
+def test_codeprm_rank_waits_while_smollm2_samples(page, artifacts_dir):
+    """Issue #33 item 11: Rank clicked while SmolLM2 samples cannot rank the old candidates: it is
+    disabled and says it waits, and the sampled candidates are ranked when sampling ends."""
+    _open_tab(page, "Code security stepping")
+    page.get_by_role("button", name="Sample candidates with SmolLM2").click()
+    waits = page.get_by_role("button", name="Rank (after sampling)")
+    waits.wait_for(timeout=30_000)
+    assert waits.is_disabled()
+    page.get_by_role("button", name="Rank", exact=True).wait_for(timeout=240_000)
+    assert page.get_by_role("button", name="Rank", exact=True).is_enabled()
