@@ -121,7 +121,7 @@ def main() -> None:
         ("wm_embed, 16-bit image", "success, margin -2.28", "wm_embed", [img["deep"], "k", "text", "hi", BITS64], None),
         ("wm_verify, undecodable file", "empty error message", "wm_verify", [img["garbage"], "k", BITS64], None),
         ("guardrail_score, lone surrogate", "'Something went wrong'", "guardrail_score",
-         ["hi \ud800", "ok", 0.9, 1, "onnx"], None),
+         ["hi \ud800", "ok", 0.9, 1, "onnx", "loose"], None),
         ("bandits_run, seeds = NaN (whole-number slider)", "'Something went wrong'", "bandits_run",
          _with(BANDIT, a2=100, a3=float("nan")), None),
         ("wm_load, None for a choice", "'Something went wrong'", "wm_load", [img["noise"], None], None),

@@ -57,9 +57,9 @@ def _jobs(client: int, noise: dict, marked: dict) -> list[tuple[str, list, bool]
     jobs += [("wm_verify", [marked, "soak key", BITS64], True)] * 3
     jobs += [("wm_verify", [noise, f"key {c}", BITS64], True)] * 3
     jobs += [("wm_attack", [marked, float(c + k), 5.0, 0.0, "JPEG 75"], True) for k in range(6)]
-    jobs += [("guardrail_stream", [f"What is the capital of Australia? ({c}.{k})", 0.99, 1, 8, "onnx", False, 1], True)
+    jobs += [("guardrail_stream", [f"What is the capital of Australia? ({c}.{k})", 0.99, 1, 8, "onnx", False, 1, "strict"], True)
              for k in range(4)]
-    jobs += [("guardrail_score", ["hello", f"Hi there, {c}.{k}.", 0.99, 1, "onnx"], True) for k in range(6)]
+    jobs += [("guardrail_score", ["hello", f"Hi there, {c}.{k}.", 0.99, 1, "onnx", "loose"], True) for k in range(6)]
     jobs += [("bandits_run", BANDITS, True)] * 8
     jobs += [("codeprm_example", ["CWE-78 vulnerable"], True)] * 8
     jobs += [("wm_attack", [noise, float("nan"), 0, 0, "none"], False)] * 3
