@@ -35,7 +35,7 @@ from engines.guardrail.train import (
 )
 from evals.guardrail import content_eval as ce
 from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import LEVEL_FILE
+from evals.guardrail.level_labels import first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "data" / "guardrail_v2"
@@ -84,12 +84,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     t0 = time.time()
-    levels = {}
-    for ln in LEVEL_FILE.read_text().splitlines():
-        row = json.loads(ln)
-        if row["pass"] == 1:
-            levels[row["id"]] = row
-    exs = load_cache(args.cache, levels)
+    exs = load_cache(args.cache, first_pass())
     by = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     s_by = {s: strict_examples(v) for s, v in by.items()}
     prefill_len = prefill_lengths({e.id for e in by["test"] if e.view == "prefill"}, args.cache)

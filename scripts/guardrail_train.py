@@ -36,7 +36,7 @@ from engines.guardrail.train import (
 )
 from evals.guardrail import content_eval as ce
 from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import LEVEL_FILE
+from evals.guardrail.level_labels import LEVEL_FILE, first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,11 +80,7 @@ def main() -> None:
     t0 = time.time()
     levels = None
     if args.ordinal:
-        levels = {}
-        for ln in args.levels.read_text().splitlines():
-            row = json.loads(ln)
-            if row["pass"] == 1:
-                levels[row["id"]] = row
+        levels = first_pass(args.levels)
     exs = load_cache(args.cache, levels)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}

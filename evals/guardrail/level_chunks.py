@@ -34,6 +34,7 @@ from evals.guardrail import attack_replies as ar
 from evals.guardrail import content_prompts as cp
 from evals.guardrail.data import MAX_PROMPT_TOKENS
 from evals.guardrail.labels_v2 import LABEL_FILE
+from evals.guardrail.level_labels import first_pass
 
 FEATS = ar.OUT / "feats"
 CHUNK = 200
@@ -89,11 +90,7 @@ def main() -> None:
     args = ap.parse_args()
     views = args.views.split(",")
     tok = load_backbone("cpu").tokenizer
-    content = {}
-    for ln in LABEL_FILE.read_text().splitlines():
-        row = json.loads(ln)
-        if row["pass"] == 1:
-            content[row["id"]] = row
+    content = first_pass(LABEL_FILE)
     cached = cached_replies([v for v in views if v != "human"])
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in planned(views):

@@ -65,6 +65,11 @@ def check_row(row: dict, n_tokens: int) -> str | None:
     return None
 
 
+def first_pass(path: Path = LEVEL_FILE) -> dict[str, dict]:
+    """id -> first-pass row of a committed label file (``level_labels.jsonl`` or ``content_labels.jsonl``)."""
+    return {r["id"]: r for r in _read(path) if r["pass"] == 1}
+
+
 def _read(path: Path) -> list[dict]:
     return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
 
