@@ -29,9 +29,9 @@ import json, sys, time
 import numpy as np
 from PIL import Image
 from engines.watermark import WatermarkConfig, embed, verify
-from engines.watermark import image as I
+from engines.watermark.image_io import load_example
 bits, width, repeats = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-img = I.load_example("forest")
+img = load_example("forest")
 if width != img.shape[1]:
     img = np.asarray(Image.fromarray(img).resize((width, width // 2), Image.BICUBIC))
 cfg = WatermarkConfig(bits=bits)

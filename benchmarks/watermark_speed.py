@@ -19,13 +19,14 @@ import numpy as np
 import torch
 
 from engines.watermark import WatermarkConfig, embed, verify
-from engines.watermark import image as I
 from engines.watermark.baselines import (
     DwtDctBaseline,
     PowerSpectrumBaseline,
     imwatermark_available,
 )
+from engines.watermark.image_io import load_example
 from engines.watermark.onnx_export import export_verifier, verify_onnx
+from engines.watermark.rotation import rotate_equirect
 
 
 def timeit(fn, repeats: int) -> list[float]:
@@ -51,7 +52,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"torch threads: {torch.get_num_threads()} (engine uses WatermarkConfig.torch_threads=1); "
           f"load average before: {os.getloadavg()}")
-    img = I.load_example(args.image)
+    img = load_example(args.image)
     cfg = WatermarkConfig()
     key = "speed-key"
     bits = np.random.default_rng(0).integers(0, 2, 64)
@@ -65,7 +66,7 @@ def main() -> None:
     rows.append(row("verify, torch (ours, bar <= 0.3 s)", t_ver, 0.3))
     t_onnx = timeit(lambda: verify_onnx(marked, key, cfg, onnx_path), 3 * args.repeats)
     rows.append(row("verify, onnxruntime (ours)", t_onnx, 0.3))
-    t_rot = timeit(lambda: I.rotate_equirect(marked, 10, 20, 30), args.repeats)
+    t_rot = timeit(lambda: rotate_equirect(marked, 10, 20, 30), args.repeats)
     rows.append(row("rotate_equirect, bicubic (attack, not part of verify)", t_rot))
     ps = PowerSpectrumBaseline(key, cfg.l_min, cfg.l_max, alpha=0.19)
     ps_bits = bits[: ps.capacity]

@@ -37,32 +37,34 @@ import numpy as np
 import torch
 
 from engines.watermark import WatermarkConfig, bit_accuracy, embed, verify
-from engines.watermark import image as I
+from engines.watermark.attacks import jpeg, mirror, nadir_patch, rescale_round_trip
 from engines.watermark.evaluate import pilot_z_scores
+from engines.watermark.image_io import EXAMPLES, load_example
 from engines.watermark.projections import cubemap_round_trip
+from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
 
 ATTACKS = {
     "rotation": lambda x: x,
-    "rotation + JPEG 75": lambda x: I.jpeg(x, 75),
-    "rotation + JPEG 50": lambda x: I.jpeg(x, 50),
-    "rotation + JPEG 90": lambda x: I.jpeg(x, 90),
+    "rotation + JPEG 75": lambda x: jpeg(x, 75),
+    "rotation + JPEG 50": lambda x: jpeg(x, 50),
+    "rotation + JPEG 90": lambda x: jpeg(x, 90),
     "rotation + cubemap round trip": lambda x: cubemap_round_trip(x),
     "rotation + EAC round trip": lambda x: cubemap_round_trip(x, eac=True),
-    "rotation + rescale 1/2 and back": lambda x: I.rescale_round_trip(x, x.shape[1] // 2),
-    "rotation + nadir logo 10 %": lambda x: I.nadir_patch(x, 0.1),
-    "rotation + nadir fill 10 %": lambda x: I.nadir_patch(x, 0.1, "fill"),
-    "rotation + mirror": I.mirror,
+    "rotation + rescale 1/2 and back": lambda x: rescale_round_trip(x, x.shape[1] // 2),
+    "rotation + nadir logo 10 %": lambda x: nadir_patch(x, 0.1),
+    "rotation + nadir fill 10 %": lambda x: nadir_patch(x, 0.1, "fill"),
+    "rotation + mirror": mirror,
 }
 #: Attacks on the delivered panorama's own nadir (a publisher's tripod patch), then the rotation.
 PRE_ATTACKS = {
-    "nadir fill 10 % + rotation": lambda x: I.nadir_patch(x, 0.1, "fill"),
-    "nadir logo 10 % + rotation": lambda x: I.nadir_patch(x, 0.1),
+    "nadir fill 10 % + rotation": lambda x: nadir_patch(x, 0.1, "fill"),
+    "nadir logo 10 % + rotation": lambda x: nadir_patch(x, 0.1),
 }
 #: The same on the delivered panorama, then the rotation, then JPEG 75 (the issue #32 logo bar);
 #: "top cap": the logo over the top 10 % of rows instead (the zenith), which the loop does not simulate.
 PRE_ATTACKS_JPEG = {
-    "nadir logo 10 % + rotation + JPEG 75": lambda x: I.nadir_patch(x, 0.1),
-    "top-cap logo 10 % + rotation + JPEG 75": lambda x: I.nadir_patch(x[::-1], 0.1)[::-1],
+    "nadir logo 10 % + rotation + JPEG 75": lambda x: nadir_patch(x, 0.1),
+    "top-cap logo 10 % + rotation + JPEG 75": lambda x: nadir_patch(x[::-1], 0.1)[::-1],
 }
 
 
@@ -92,11 +94,11 @@ def run_tier(bits: int, images: dict, rotations: int, log, occlusion: float = 0.
         accs: dict = {k: [] for k in every}
         dets: dict = {k: [] for k in every}
         for _ in range(rotations):
-            rot = I.random_rotation(rng)
-            rotated = I.rotate_equirect_matrix(res.image, rot)
+            rot = random_rotation(rng)
+            rotated = rotate_equirect_matrix(res.image, rot)
             received = {label: fn(rotated) for label, fn in ATTACKS.items()}
-            received |= {label: I.rotate_equirect_matrix(fn(res.image), rot) for label, fn in PRE_ATTACKS.items()}
-            received |= {label: I.jpeg(I.rotate_equirect_matrix(fn(res.image), rot), 75)
+            received |= {label: rotate_equirect_matrix(fn(res.image), rot) for label, fn in PRE_ATTACKS.items()}
+            received |= {label: jpeg(rotate_equirect_matrix(fn(res.image), rot), 75)
                          for label, fn in PRE_ATTACKS_JPEG.items()}
             for label, x in received.items():
                 v = verify(x, key, cfg)
@@ -117,7 +119,7 @@ def native_4k(names: list[str], repeats: int, log) -> dict:
 
     out = {}
     for name in names:
-        small = I.load_example(name)
+        small = load_example(name)
         img = np.asarray(Image.fromarray(small).resize((4096, 2048), Image.BICUBIC))
         row = {}
         for bits in (64, 256):
@@ -136,8 +138,8 @@ def native_4k(names: list[str], repeats: int, log) -> dict:
                 v = verify(res.image, key, cfg)
                 cpu_ver.append(time.process_time() - c0)
                 t_ver.append(v.seconds)
-            preview = I.rescale_round_trip(res.image, 1024)
-            rot = I.jpeg(I.rotate_equirect_matrix(res.image, I.random_rotation(np.random.default_rng(4))), 75)
+            preview = rescale_round_trip(res.image, 1024)
+            rot = jpeg(rotate_equirect_matrix(res.image, random_rotation(np.random.default_rng(4))), 75)
             row[str(bits)] = {"embed_s": [r.seconds for r in runs], "embed_cpu_s": cpu, "verify_s": t_ver,
                               "verify_cpu_s": cpu_ver, "psnr": res.psnr,
                               "ws_psnr": res.ws_psnr, "ssim": res.ssim, "clean": bit_accuracy(v.bits, payload),
@@ -154,8 +156,8 @@ def false_positives(bits: int, n_keys: int, log) -> dict:
     cfg = WatermarkConfig(bits=bits)
     rng = np.random.default_rng(99)
     pool = []
-    for img in ({n: I.load_example(n) for n in I.EXAMPLES} | fresh_images()).values():
-        pool += [img, I.jpeg(I.rotate_equirect_matrix(img, I.random_rotation(rng)), 75)]
+    for img in ({n: load_example(n) for n in EXAMPLES} | fresh_images()).values():
+        pool += [img, jpeg(rotate_equirect_matrix(img, random_rotation(rng)), 75)]
     zs = pilot_z_scores(pool, [f"fp-probe-{k}" for k in range(n_keys)], cfg).ravel()
     out = {"bits": bits, "n": int(zs.size), "n_keys": n_keys, "n_images": len(pool), "threshold": cfg.threshold,
            "false_positives": int((zs >= cfg.threshold).sum()), "z_mean": float(zs.mean()),
@@ -211,11 +213,11 @@ def main() -> None:
         save()
         log(f"done: {out_path}")
         return
-    images = {n: I.load_example(n) for n in I.EXAMPLES} | fresh_images()
+    images = {n: load_example(n) for n in EXAMPLES} | fresh_images()
     results.setdefault("tiers", {})
     for spec in args.tiers.split(","):
         bits, rotations, which = spec.split(":")
-        names = (list(images) if which == "all" else list(I.EXAMPLES) if which == "examples" else which.split("+"))
+        names = (list(images) if which == "all" else list(EXAMPLES) if which == "examples" else which.split("+"))
         bits_key = f"{bits}+logo" if args.occlusion else bits
         results["tiers"][bits_key] = run_tier(int(bits), {n: images[n] for n in names}, int(rotations), log,
                                               args.occlusion)

@@ -18,6 +18,7 @@ from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
+    TIERS,
     ImageFormatError,
     WatermarkConfig,
     attack,
@@ -48,8 +49,10 @@ they cover on the sphere, as the 360 community reports it) and SSIM.
 """
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
-BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 42 dB)": 128, "256 bits (floor 42 dB)": 256}
-DEFAULT_BITS = "256 bits (floor 42 dB)"
+#: Capacity choices, one per tier of the engine (the first label names the floor in full).
+BIT_MODES = {(f"{b} bits (PSNR floor {WatermarkConfig(bits=b).psnr_floor:g} dB)" if i == 0 else
+              f"{b} bits (floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"): b for i, b in enumerate(TIERS)}
+DEFAULT_BITS = next(label for label, b in BIT_MODES.items() if b == 256)
 #: What an embed costs in every tier (benchmarks/RESULTS.md#watermark, embed time per tier and size).
 EXPECTED_WAIT = "about 2-5 s at 1024 px wide, 3-7 s at 2048 px, on a shared 2-core CPU"
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
@@ -166,7 +169,7 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
     yield None, f"Embedding ({EXPECTED_WAIT}) ...", None, None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
-        if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
+        if mode == "text" else f"{cfg.bits} random bits `{res.to_dict(image=False)['bits_hex']}`"
     stats = (f"**PSNR {res.psnr:.2f} dB**, **WS-PSNR {res.ws_psnr:.2f} dB** (rows weighted by their area on the "
              f"sphere), **SSIM {res.ssim:.4f}**, payload: {kind}.  \n"
              f"{cfg.n_carriers} bispectral carriers, embedded in {res.seconds:.1f} s.")
@@ -317,7 +320,8 @@ def build() -> None:
         with gr.Column():
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
-            message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
+            message = gr.Textbox(label=f"Text (UTF-8; {text_capacity(TIERS[0])} bytes in {TIERS[0]}-bit mode, "
+                                     + ", ".join(f"{text_capacity(b)} in {b}" for b in TIERS[1:]) + ")", value="ICML26")
             bits_label = gr.Radio(list(BIT_MODES), value=DEFAULT_BITS, label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
             # status and result next to the button that starts them; before the first embed, the wait

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from demos import watermark as ui
-from engines.watermark.image import example_path, load_example, resize
+from engines.watermark.image_io import example_path, load_example, resize
 
 ui64 = next(iter(ui.BIT_MODES))  # the 64-bit mode label
 

@@ -51,9 +51,11 @@ from engines.common.batch import (
     write_atomic,
 )
 from engines.common.errors import InputError
-from engines.watermark.core import WatermarkConfig, embed, verify
-from engines.watermark.image import prepare_panorama
+from engines.watermark.config import TIERS, WatermarkConfig
+from engines.watermark.embedding import embed
+from engines.watermark.image_io import prepare_panorama
 from engines.watermark.payload import as_bits
+from engines.watermark.verification import verify
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 FITS = ("refuse", "pad", "resize")
@@ -67,24 +69,19 @@ def _image(data: bytes, fit: str) -> tuple[np.ndarray, list[str]]:
 
 
 def embed_one(data: bytes, message: str, key: str, bits: int, fit: str) -> dict:
-    """Embed ``message`` into one image file's bytes; returns the PNG bytes and the measures."""
-    from PIL import Image
-
+    """Embed ``message`` into one image file's bytes: the PNG bytes (``png``) and
+    :meth:`EmbedResult.to_dict` without the image, its notes led by what loading changed."""
     img, notes = _image(data, fit)
     res = embed(img, message, key=key, config=WatermarkConfig(bits=bits))
-    buf = io.BytesIO()
-    Image.fromarray(res.image).save(buf, format="PNG")
-    return {"png": buf.getvalue(), "psnr": res.psnr, "ws_psnr": res.ws_psnr, "ssim": res.ssim, "bits": len(res.bits),
-            "min_margin": res.min_margin, "seconds": res.seconds, "notes": notes + res.notes}
+    return {"png": res.png_bytes(), **res.to_dict(image=False), "notes": notes + res.notes}
 
 
 def verify_one(data: bytes, key: str, bits: int) -> dict:
-    """Verify one image file's bytes under ``key``: the fields of the JSON line."""
+    """Verify one image file's bytes under ``key``: :meth:`VerifyResult.to_dict`, its notes led by what
+    loading changed (the fields of the JSON line)."""
     img, notes = _image(data, "refuse")
     v = verify(img, key=key, config=WatermarkConfig(bits=bits))
-    return {"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": float(v.z),
-            "threshold": float(v.threshold), "bits": len(v.bits), "bits_hex": v.bits_hex,
-            "seconds": float(v.seconds), "notes": notes + v.notes}
+    return {**v.to_dict(), "notes": notes + v.notes}
 
 
 def _items(directory: str) -> list[Item]:
@@ -121,7 +118,7 @@ def _save(out_dir: Path, output: str, o: Outcome) -> list:
     if not o.ok:
         return [o.name, "", "", "", "", "", "", "", o.error]
     v = o.value
-    return [o.name, output, f"{v['psnr']:.3f}", f"{v['ws_psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"],
+    return [o.name, output, f"{v['psnr_db']:.3f}", f"{v['ws_psnr_db']:.3f}", f"{v['ssim']:.5f}", v["bits"],
             f"{v['min_margin']:.4f}", f"{v['seconds']:.2f}", "; ".join(v["notes"])]
 
 
@@ -193,7 +190,8 @@ def parser() -> argparse.ArgumentParser:
     ve.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     for p in (em, ve):
         p.add_argument("--key", required=True, help="the secret key (any text)")
-        p.add_argument("--bits", type=int, default=64, help="payload bits: 64, 128 or 256 (same at both ends)")
+        p.add_argument("--bits", type=int, default=TIERS[0],
+                       help=f"payload bits: {', '.join(map(str, TIERS))} (same at both ends)")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         add_ray_arguments(p)
     return ap
