@@ -8,7 +8,11 @@ import numpy as np
 
 from engines.watermark.errors import ImageFormatError
 from engines.watermark.image_io import resize, validate_image
-from engines.watermark.projections import cubemap_round_trip
+from engines.watermark.projections import (
+    cubemap_round_trip,
+    cubemap_to_equirect,
+    equirect_to_cubemap,
+)
 from engines.watermark.rotation import check_angles, rotate_equirect
 
 
@@ -79,10 +83,32 @@ def rescale_round_trip(image: np.ndarray, width: int) -> np.ndarray:
     return np.asarray(Image.fromarray(small).resize((image.shape[1], image.shape[0]), Image.BICUBIC))
 
 
+SHARING = "sharing chain (EAC faces, half size, JPEG 80)"
+
+
+def sharing_chain(image: np.ndarray, quality: int = 80) -> np.ndarray:
+    """What a 360 viewer does to an upload: the panorama is resampled to equi-angular cubemap (EAC)
+    faces, scaled to half size, laid out 3 x 2 in one picture and stored as JPEG at ``quality``; it is
+    read back here as an equirectangular panorama of half the height.
+
+    >>> from engines.watermark.image_io import load_example
+    >>> sharing_chain(load_example("sunrise")).shape
+    (256, 512, 3)
+    """
+    from PIL import Image
+
+    faces = equirect_to_cubemap(image, eac=True)  # six W/4 faces
+    f = max(16, faces.shape[1] // 2)
+    small = np.stack([np.asarray(Image.fromarray(x).resize((f, f), Image.BICUBIC)) for x in faces])
+    atlas = np.concatenate([np.concatenate(list(small[:3]), axis=1), np.concatenate(list(small[3:]), axis=1)])
+    back = jpeg(atlas, quality)
+    faces = np.stack([back[r * f:(r + 1) * f, c * f:(c + 1) * f] for r in range(2) for c in range(3)])
+    return cubemap_to_equirect(faces, max(128, image.shape[0] // 2), eac=True)
+
 
 ATTACKS = ("none", "JPEG 75", "JPEG 50", "JPEG 90", "Gaussian noise 2/255", "Gaussian blur 1 px", "resize 0.5x",
            "rescale to 1/2 width and back", "cubemap round trip", "EAC round trip", "nadir logo (bottom 10 %)",
-           "nadir fill (bottom 10 %)", "mirror")
+           "nadir fill (bottom 10 %)", "mirror", SHARING)
 
 
 def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float = 0.0,
@@ -129,5 +155,7 @@ def attack(image: np.ndarray, yaw: float = 0.0, pitch: float = 0.0, roll: float 
         return resize(out, 0.5)
     if kind == "mirror":
         return mirror(out)
+    if kind == SHARING:
+        return sharing_chain(out)
     raise AssertionError(kind)  # every name in ATTACKS is handled above
 

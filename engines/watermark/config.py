@@ -33,12 +33,12 @@ class WatermarkConfig:
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
             ``None`` picks the tier's floor: 42 dB up to 256 bits, 36 dB above.
         probes: closed-loop strength allocation per carrier: after embedding, the embedder
-            attacks its own output this many times (a key-seeded Haar-random rotation, then
-            JPEG 75, on a copy at most 1024 px wide), measures how far each carrier moved, and
-            re-embeds with each carrier's target raised by 1.5x its worst move, so fragile
-            carriers get more change and robust ones none; where the PSNR is then still 3 dB or
-            more above the floor (smooth images), the targets are doubled unless that ends within
-            1 dB of the floor. ``None``: 1.
+            attacks its own output this many times (a key-seeded Haar-random rotation, then JPEG 75
+            or, every second time, a 360 viewer's sharing chain; on a copy at most 1024 px wide),
+            measures how far each carrier moved, and re-embeds with each carrier's target raised by
+            1.5x its worst move, so fragile carriers get more change and robust ones none; where the
+            PSNR is then still 3 dB or more above the floor (smooth images), the targets are doubled
+            unless that ends within 1 dB of the floor. ``None``: 2.
         find_caps: when verifying, look for a flat or logo-like disc anywhere on the sphere (a
             tripod cover or a stitcher's logo, :func:`engines.watermark.occlusion.find_cap`) and, when
             there is one, also read the panorama with that disc filled from its rim
@@ -91,7 +91,7 @@ class WatermarkConfig:
         if self.margin is None:
             self.margin = 0.3
         if self.probes is None:
-            self.probes = 1
+            self.probes = 2
         for name in ("bits", "carriers_per_bit", "pilots", "l_min", "l_max", "steps", "rounds", "max_width",
                      "probes"):
             v = getattr(self, name)

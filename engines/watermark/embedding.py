@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from engines.common.threads import torch_threads
-from engines.watermark.attacks import jpeg
+from engines.watermark.attacks import jpeg, sharing_chain
 from engines.watermark.carriers import Verifier, check_size, get_verifier, key_seed
 from engines.watermark.config import WatermarkConfig
 from engines.watermark.errors import EmbedError
@@ -146,15 +146,23 @@ def share_within_floor(image: np.ndarray, before: np.ndarray, after: np.ndarray,
 
 def probe_moves(image: np.ndarray, key: str, cfg: WatermarkConfig, target: np.ndarray) -> np.ndarray:
     """Worst change of each carrier's signed statistic ``target_k c_k`` over ``cfg.probes`` simulated
-    attacks (key-seeded Haar-random rotation, then JPEG 75) of a copy at most 1024 px wide."""
+    attacks of a copy at most 1024 px wide, each after a key-seeded Haar-random rotation: JPEG 75, then
+    the sharing chain of a 360 viewer (:func:`engines.watermark.attacks.sharing_chain`: EAC faces at
+    half size in JPEG 80), in turn."""
     small = image if image.shape[1] <= 1024 else resize(image, 1024 / image.shape[1])
     h, w = small.shape[:2]
     ver, _ = get_verifier(key, cfg, h, w)
     rng = np.random.default_rng(key_seed(key, cfg) ^ 0x5EED)
     base = target * ver.measure(luminance(small))
     worst = np.zeros_like(base)
-    for _ in range(cfg.probes):
-        moved = target * ver.measure(luminance(jpeg(rotate_equirect_matrix(small, random_rotation(rng)), 75))) - base
+    for i in range(cfg.probes):
+        rotated = rotate_equirect_matrix(small, random_rotation(rng))
+        if i % 2 == 0:
+            moved = target * ver.measure(luminance(jpeg(rotated, 75))) - base
+        else:  # read at half size: a verifier of that size sees the same c_k
+            shared = sharing_chain(rotated)
+            half, _ = get_verifier(key, cfg, *shared.shape[:2])
+            moved = target * half.measure(luminance(shared)) - base
         worst = np.minimum(worst, moved)
     return worst
 
