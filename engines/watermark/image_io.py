@@ -83,6 +83,12 @@ def load_example(name: str) -> np.ndarray:
 
 
 
+#: EXIF Orientation values other than 1 (as stored -> as shown), in words.
+ORIENTATIONS = {2: "mirrored left to right", 3: "rotated 180 degrees", 4: "mirrored top to bottom",
+                5: "mirrored and rotated 90 degrees", 6: "rotated 90 degrees clockwise",
+                7: "mirrored and rotated 90 degrees", 8: "rotated 90 degrees counter-clockwise"}
+
+
 def decode_notices(pil) -> list[str]:
     """What decoding ``pil`` (an opened Pillow image) to 8-bit RGB drops without refusing it, for
     the user to read: the low byte of 16-bit-per-channel colour (a 48-bit PNG, which Pillow opens
@@ -106,7 +112,8 @@ def load_image(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") 
 def load_image_noted(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str = "") -> tuple[np.ndarray, list[str]]:
     """Decode an image file (path or file object) to uint8 ``H x W x 3`` RGB, refusing what the
     watermark cannot use with :class:`ImageFormatError` saying what to change; returns the pixels
-    and the notices of :func:`decode_notices` (what was dropped: 16-bit depth, later frames).
+    and the notices of :func:`decode_notices` (what was dropped: 16-bit depth, later frames). An EXIF
+    orientation is applied, as viewers do, and a notice says so.
 
     The pixel count is read from the file header and checked against ``max_pixels`` BEFORE any
     pixel is decoded (a small PNG can hold a huge image). Grayscale, alpha and 16-bit/float
@@ -138,6 +145,16 @@ def load_image_noted(source, max_pixels: int = MAX_DECODE_PIXELS, max_size: str 
             raise ImageFormatError("the image has an alpha channel (transparency); flatten it to RGB first")
         notes = decode_notices(pil)
         try:
+            orientation = int(pil.getexif().get(0x0112, 1) or 1)
+        except Exception:  # noqa: BLE001 - a malformed EXIF block is ignored, as viewers do
+            orientation = 1
+        try:
+            if orientation in ORIENTATIONS:  # turn it the way every viewer shows it
+                from PIL import ImageOps
+
+                pil = ImageOps.exif_transpose(pil)
+                notes.append(f"the file's EXIF orientation ({ORIENTATIONS[orientation]}) was applied, "
+                             "as image viewers show it")
             return np.asarray(pil.convert("RGB")), notes
         except Exception as exc:  # noqa: BLE001 - a truncated or corrupt body fails only here
             raise ImageFormatError(f"could not decode the image ({type(exc).__name__}); upload a PNG or JPEG") from None
