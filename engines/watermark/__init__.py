@@ -7,6 +7,7 @@
 from engines.watermark.attacks import ATTACKS, attack
 from engines.watermark.carriers import Carriers, Verifier, carriers_for
 from engines.watermark.config import TIERS, WatermarkConfig
+from engines.watermark.cost import embed_seconds, wait_words
 from engines.watermark.embedding import EmbedResult, embed
 from engines.watermark.errors import (
     EmbedError,
@@ -54,6 +55,7 @@ __all__ = [
     "carriers_for",
     "cubemap_round_trip",
     "embed",
+    "embed_seconds",
     "example_path",
     "load_example",
     "load_image",
@@ -70,5 +72,6 @@ __all__ = [
     "text_capacity",
     "validate_image",
     "verify",
+    "wait_words",
     "ws_psnr",
 ]
