@@ -198,7 +198,7 @@ def main() -> None:
         save()
         results["robust64_large"] = robustness(large, 64, args.rotations_large, log, extra_attacks=False)
         save()
-        for bits in (128, 256):
+        for bits in (128, 256) if args.rotations_modes else ():  # 256 bits: watermark_tiers.py
             results[f"robust{bits}"] = robustness(small, bits, args.rotations_modes, log, extra_attacks=False)
             save()
     if "robust_large" in only and "robust" not in only:

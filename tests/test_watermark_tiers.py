@@ -30,7 +30,7 @@ from engines.watermark.verification import fallback_configs
 
 
 @pytest.mark.parametrize("bits,l_min,l_max,margin,floor,probes", [
-    (64, 32, 96, 0.3, 42.0, 2), (128, 32, 96, 0.3, 42.0, 2), (256, 32, 96, 0.3, 42.0, 2), (1024, 32, 96, 0.3, 36.0, 2)])
+    (64, 32, 96, 0.3, 42.0, 2), (128, 32, 96, 0.3, 42.0, 2), (256, 32, 96, 0.3, 42.0, 2), (1024, 40, 128, 0.3, 40.0, 2)])
 def test_tier_defaults(bits, l_min, l_max, margin, floor, probes):  # one recipe in every tier (issue #32)
     c = WatermarkConfig(bits=bits)
     assert (c.l_min, c.l_max, c.margin, c.psnr_floor, c.probes) == (l_min, l_max, margin, floor, probes)

@@ -24,14 +24,15 @@ class WatermarkConfig:
         bits: payload bits (64, 128, 256, ...); text mode spends 16 of them on a CRC.
         carriers_per_bit: bispectral scalars per payload bit (soft-combined).
         pilots: key-signed pilot carriers used for detection.
-        l_min: lowest degree a carrier triple may use. ``None``: 32.
-        l_max: highest degree a carrier triple may use. ``None``: 96; a panorama needs at least
-            ``2 x l_max`` rows. Higher degrees hold less of a photograph's energy, so moving their
-            normalised bispectrum costs less PSNR, and move more under resampling and JPEG.
+        l_min: lowest degree a carrier triple may use. ``None``: 32, or 40 above 256 bits.
+        l_max: highest degree a carrier triple may use. ``None``: 96, or 128 above 256 bits; a
+            panorama needs at least ``2 x l_max`` rows. Higher degrees hold less of a photograph's
+            energy, so moving their normalised bispectrum costs less PSNR, and move more under
+            resampling and JPEG.
         margin: target of ``s_k * c_k`` (Eq. C) for every carrier after embedding. ``None``: 0.3
             (the probe below raises it where a carrier is fragile).
         psnr_floor: the embedder scales its change down rather than go below this PSNR (dB).
-            ``None`` picks the tier's floor: 42 dB up to 256 bits, 36 dB above.
+            ``None`` picks the tier's floor: 42 dB up to 256 bits, 40 dB above.
         probes: closed-loop strength allocation per carrier: after embedding, the embedder
             attacks its own output this many times (a key-seeded Haar-random rotation, then JPEG 75
             or, every second time, a 360 viewer's sharing chain; on a copy at most 1024 px wide),
@@ -84,10 +85,11 @@ class WatermarkConfig:
     def __post_init__(self) -> None:
         # one recipe for every tier: a smaller payload then needs a subset of the change a larger
         # one does, so it holds its floor wherever the larger tier does
+        large = isinstance(self.bits, (int, np.integer)) and self.bits > 256  # 1024 bits: a wider, higher band
         if self.l_min is None:
-            self.l_min = 32
+            self.l_min = 40 if large else 32
         if self.l_max is None:
-            self.l_max = 96
+            self.l_max = 128 if large else 96
         if self.margin is None:
             self.margin = 0.3
         if self.probes is None:
@@ -108,7 +110,7 @@ class WatermarkConfig:
         if self.steps > 500 or self.rounds > 10:
             raise ValueError(f"steps={self.steps}, rounds={self.rounds}: at most 500 steps and 10 rounds")
         if self.psnr_floor is None:
-            self.psnr_floor = 42.0 if self.bits <= 256 else 36.0
+            self.psnr_floor = 42.0 if self.bits <= 256 else 40.0
         if not 20.0 <= self.psnr_floor <= 60.0:
             raise ValueError(f"psnr_floor={self.psnr_floor}: choose between 20 and 60 dB (42 is invisible)")
         if not 8 <= self.bits <= 1024:
