@@ -45,11 +45,45 @@ def row(name: str, ts: list[float], bar: float | None = None) -> str:
     return f"| {name} | {med:.3f} | {min(ts):.3f}-{max(ts):.3f} | {len(ts)}{ok} |"
 
 
+def verify_paths(name: str, repeats: int) -> None:
+    """Wall and CPU seconds of verify at 1024x512, 256 bits: no disc in the image, a logo disc
+    (found and filled: two reads), the cap search off, and the onnxruntime statistics path."""
+    from dataclasses import replace
+
+    from engines.watermark.attacks import nadir_patch
+
+    img = load_example(name)
+    cfg = WatermarkConfig(bits=256)
+    marked = embed(img, np.random.default_rng(0).integers(0, 2, 256), "speed-key", cfg).image
+    logo = nadir_patch(marked, 0.1)
+    onnx_path = Path(tempfile.mkdtemp()) / "verifier.onnx"
+    export_verifier("speed-key", cfg, 512, 1024, onnx_path)
+    rows = ["| verify, 256 bits, 1024x512 | median wall s | min-max wall s | median CPU s | runs |", "|---|---|---|---|---|"]
+    for label, fn in (("torch, no disc in the image", lambda: verify(marked, "speed-key", cfg)),
+                      ("torch, a logo disc (found, filled, read twice)", lambda: verify(logo, "speed-key", cfg)),
+                      ("torch, cap search off", lambda: verify(marked, "speed-key", replace(cfg, find_caps=False))),
+                      ("onnxruntime statistics (no cap search)", lambda: verify_onnx(marked, "speed-key", cfg, onnx_path))):
+        fn()
+        walls, cpus = [], []
+        for _ in range(repeats):
+            t, c = time.perf_counter(), time.process_time()
+            fn()
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
+        rows.append(f"| {label} | {statistics.median(walls):.3f} | {min(walls):.3f}-{max(walls):.3f} | "
+                    f"{statistics.median(cpus):.3f} | {repeats} |")
+    print("\n".join(rows) + f"\nload average after: {os.getloadavg()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--image", default="forest")
+    ap.add_argument("--verify-only", action="store_true", help="time the verify paths alone (wall and CPU)")
     args = ap.parse_args()
+    if args.verify_only:
+        verify_paths(args.image, args.repeats)
+        return
     print(f"torch threads: {torch.get_num_threads()} (engine uses WatermarkConfig.torch_threads=1); "
           f"load average before: {os.getloadavg()}")
     img = load_example(args.image)

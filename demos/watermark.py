@@ -61,7 +61,7 @@ BIT_MODES = {(f"{b} bits (PSNR floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"
 DEFAULT_BITS = next(label for label, b in BIT_MODES.items() if b == 256)
 #: Before a panorama is loaded, the wait is stated for the examples' size and the default capacity.
 FIRST_WAIT = (f"Embedding a 1024 x 512 px panorama at {BIT_MODES[DEFAULT_BITS]} bits takes "
-              f"{wait_words(1024, 512, BIT_MODES[DEFAULT_BITS])} on an idle 2-core CPU (longer when it is busy).")
+              f"{wait_words(1024, 512, BIT_MODES[DEFAULT_BITS], busy=1.0)} on an idle 2-core CPU (longer when it is busy).")
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
 # the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
@@ -180,8 +180,7 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str, sour
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
     # the previous result goes as the work starts: it is not the result of these settings
     h, w = img.shape[:2]
-    yield None, (f"Embedding {cfg.bits} bits into this {w} x {h} px panorama: "
-                 f"{wait_words(w, h, cfg.bits)} on an idle 2-core CPU ..."), None, None
+    yield None, f"Embedding {cfg.bits} bits into this {w} x {h} px panorama: {wait_words(w, h, cfg.bits)} ...", None, None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
         if mode == "text" else f"{cfg.bits} random bits `{res.to_dict(image=False)['bits_hex']}`"

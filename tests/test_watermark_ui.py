@@ -23,7 +23,7 @@ def loaded():
 @pytest.fixture(scope="module")
 def embedded(loaded):
     steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", ui64, ui.source_name(str(example_path("sunrise")))))
-    assert "Embedding" in steps[0][1]  # a status line comes first
+    assert "Embedding" in steps[0][1] and " s" in steps[0][1].split("about ")[1]  # first a status line with the wait
     return steps[-1]
 
 
