@@ -319,9 +319,9 @@ def test_docstring_examples_run(module):
 @pytest.mark.slow
 def test_psnr_floor_is_respected_with_a_notice():
     img = resize(load("forest"), 0.5)
-    # 48 dB binds: since issue #32 the 64-bit tier reaches about 47 dB unscaled here (44 no longer binds)
-    res = embed(img, "hi", "floor-key", WatermarkConfig(psnr_floor=48.0))
-    assert res.psnr >= 48.0
+    # 47 dB binds: the 64-bit tier reaches about 46.4 dB unscaled here (with a 47 dB energy budget)
+    res = embed(img, "hi", "floor-key", WatermarkConfig(psnr_floor=47.0))
+    assert res.psnr >= 47.0
     assert any("re-embedded at margin" in n for n in res.notes)  # the budget bound: notice given
     assert verify(res.image, "floor-key").message == "hi"
 
