@@ -60,7 +60,7 @@ BIT_MODES = {(f"{b} bits (PSNR floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"
               f"{b} bits (floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"): b for i, b in enumerate(TIERS)}
 DEFAULT_BITS = next(label for label, b in BIT_MODES.items() if b == 256)
 #: Before a panorama is loaded, the wait is stated for the examples' size and the default capacity.
-FIRST_WAIT = (f"Embedding a 1024 x 512 px panorama at {BIT_MODES[DEFAULT_BITS]} bits takes "
+FIRST_WAIT = (f"Embedding a panorama 1024 px wide at {BIT_MODES[DEFAULT_BITS]} bits takes "
               f"{wait_words(1024, 512, BIT_MODES[DEFAULT_BITS], busy=1.0)} on an idle 2-core CPU (longer when it is busy).")
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
