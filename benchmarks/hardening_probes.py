@@ -87,7 +87,7 @@ def main() -> None:
     img = {k: upload(url, write_image(tmp / f"{k}.png", k)) for k in ("huge", "wide", "black", "deep", "noise", "garbage")}
     from PIL import Image
 
-    from engines.watermark.image import load_example, resize
+    from engines.watermark.image_io import load_example, resize
 
     Image.fromarray(resize(load_example("forest"), 2.0)).save(tmp / "pano2048.png")
     img["pano2048"] = upload(url, tmp / "pano2048.png")

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from engines.watermark import WatermarkConfig, bit_accuracy, embed, verify
-from engines.watermark import image as I
+from engines.watermark.attacks import gaussian_blur, gaussian_noise, jpeg, mirror
 from engines.watermark.baselines import (
     DwtDctBaseline,
     PowerSpectrumBaseline,
@@ -25,6 +25,9 @@ from engines.watermark.baselines import (
     imwatermark_available,
 )
 from engines.watermark.evaluate import SWEEP_AXIS, axis_angle_matrix, pilot_z_scores
+from engines.watermark.image_io import EXAMPLES, load_example, resize
+from engines.watermark.metrics import psnr
+from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
 
 
 def upsample2(img: np.ndarray) -> np.ndarray:
@@ -60,11 +63,11 @@ def robustness(images: dict, bits: int, rotations: int, log, extra_attacks: bool
         marked = embed(img, payload, key, cfg).image
         rot_acc, jpg_acc, rot_det, jpg_det = [], [], [], []
         for _ in range(rotations):
-            x = I.rotate_equirect_matrix(marked, I.random_rotation(rng))
+            x = rotate_equirect_matrix(marked, random_rotation(rng))
             v = verify(x, key, cfg)
             rot_acc.append(bit_accuracy(v.bits, payload))
             rot_det.append(v.detected)
-            v = verify(I.jpeg(x, 75), key, cfg)
+            v = verify(jpeg(x, 75), key, cfg)
             jpg_acc.append(bit_accuracy(v.bits, payload))
             jpg_det.append(v.detected)
         res = {"rotation_acc": float(np.mean(rot_acc)), "rotation_min": float(np.min(rot_acc)),
@@ -73,10 +76,10 @@ def robustness(images: dict, bits: int, rotations: int, log, extra_attacks: bool
                "n": rotations}
         if extra_attacks:
             arng = np.random.default_rng(7)
-            for label, fn in [("jpeg50", lambda z: I.jpeg(z, 50)), ("resize0.5", lambda z: I.resize(z, 0.5)),
-                              ("noise2/255", lambda z, g=arng: I.gaussian_noise(z, 2 / 255, g)),
-                              ("blur1px", lambda z: I.gaussian_blur(z, 1.0)), ("mirror", I.mirror),
-                              ("rot+jpeg50", lambda z, g=arng: I.jpeg(I.rotate_equirect_matrix(z, I.random_rotation(g)), 50))]:
+            for label, fn in [("jpeg50", lambda z: jpeg(z, 50)), ("resize0.5", lambda z: resize(z, 0.5)),
+                              ("noise2/255", lambda z, g=arng: gaussian_noise(z, 2 / 255, g)),
+                              ("blur1px", lambda z: gaussian_blur(z, 1.0)), ("mirror", mirror),
+                              ("rot+jpeg50", lambda z, g=arng: jpeg(rotate_equirect_matrix(z, random_rotation(g)), 50))]:
                 v = verify(fn(marked), key, cfg)
                 res[label] = {"acc": bit_accuracy(v.bits, payload), "detected": bool(v.detected), "z": v.z}
         out[name] = res
@@ -92,7 +95,7 @@ def false_positives(images: dict, n_keys: int, log) -> dict:
     pool = []
     for name, img in images.items():
         pool.append((f"{name} unmarked", img))
-        pool.append((f"{name} rotated+JPEG75", I.jpeg(I.rotate_equirect_matrix(img, I.random_rotation(rng)), 75)))
+        pool.append((f"{name} rotated+JPEG75", jpeg(rotate_equirect_matrix(img, random_rotation(rng)), 75)))
         pool.append((f"{name} marked with another key", embed(img, "other", f"owner-{name}", cfg).image))
     t0 = time.time()
 
@@ -141,21 +144,21 @@ def baselines(images: dict, angles: list[float], log) -> dict:
         if imwatermark_available():
             dd = DwtDctBaseline(bits=64, scale=36)  # the package default step
             dd_img = dd.embed(img, bits)
-            methods["DWT-DCT (invisible-watermark, step 36)"] = (dd_img, dd.decode, bits, I.psnr(img, dd_img))
+            methods["DWT-DCT (invisible-watermark, step 36)"] = (dd_img, dd.decode, bits, psnr(img, dd_img))
             ddc = DwtDctBaseline(bits=64)  # the strongest step that reads back unrotated on this image
             ddc_img = ddc.embed_checked(img, bits)
-            methods["DWT-DCT (invisible-watermark, checked step)"] = (ddc_img, ddc.decode, bits, I.psnr(img, ddc_img))
+            methods["DWT-DCT (invisible-watermark, checked step)"] = (ddc_img, ddc.decode, bits, psnr(img, ddc_img))
         res = {}
         for m, (mimg, dec, b, p) in methods.items():
             accs = []
             for ang in angles:
-                x = I.rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, ang)) if ang else mimg
+                x = rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, ang)) if ang else mimg
                 accs.append(bit_accuracy(dec(x), b))
-            jp = bit_accuracy(dec(I.jpeg(mimg, 75)), b)
-            rj = bit_accuracy(dec(I.jpeg(I.rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, 45)), 75)), b)
+            jp = bit_accuracy(dec(jpeg(mimg, 75)), b)
+            rj = bit_accuracy(dec(jpeg(rotate_equirect_matrix(mimg, axis_angle_matrix(SWEEP_AXIS, 45)), 75)), b)
             flat = flatten_power_spectrum(mimg)
             res[m] = {"bits": len(b), "psnr": float(p), "accuracy": accs, "jpeg75": jp, "rot45_jpeg75": rj,
-                      "flatten": bit_accuracy(dec(flat), b), "flatten_psnr": I.psnr(mimg, flat)}
+                      "flatten": bit_accuracy(dec(flat), b), "flatten_psnr": psnr(mimg, flat)}
         out[name] = res
         log(f"baselines {name}: " + "; ".join(f"{m} {v['bits']}b {v['psnr']:.1f}dB {np.round(v['accuracy'], 2).tolist()}"
                                                 for m, v in res.items()))
@@ -177,7 +180,7 @@ def main() -> None:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:7.1f}s] {msg}", flush=True)
 
-    small = {n: I.load_example(n) for n in I.EXAMPLES}
+    small = {n: load_example(n) for n in EXAMPLES}
     large = {f"{n}@2048": upsample2(img) for n, img in small.items()}
     only = set(args.only.split(","))
     out_path = Path(args.out)
@@ -195,7 +198,7 @@ def main() -> None:
         save()
         results["robust64_large"] = robustness(large, 64, args.rotations_large, log, extra_attacks=False)
         save()
-        for bits in (128, 256):
+        for bits in (128, 256) if args.rotations_modes else ():  # 256 bits: watermark_tiers.py
             results[f"robust{bits}"] = robustness(small, bits, args.rotations_modes, log, extra_attacks=False)
             save()
     if "robust_large" in only and "robust" not in only:

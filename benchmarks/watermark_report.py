@@ -1,7 +1,9 @@
-"""Turn ``benchmarks/watermark_eval.py``'s JSON into Markdown tables and the sweep plot.
+"""Turn ``benchmarks/watermark_eval.py``'s and ``benchmarks/watermark_tiers.py``'s JSON into Markdown
+tables and the sweep plot.
 
     .venv/bin/python benchmarks/watermark_report.py --json benchmarks/results/watermark_eval.json \
         --plot benchmarks/results/watermark_sweep.png
+    .venv/bin/python benchmarks/watermark_report.py --tiers benchmarks/results/watermark_tiers.json
 """
 from __future__ import annotations
 
@@ -29,11 +31,39 @@ def _style(method: str, methods: list[str], ours: list[str]) -> dict:
     return {"color": color, "lw": 1.4, "ls": dash, "marker": "s" if dash == "--" else "^", "ms": 4, "zorder": 10}
 
 
+def tiers_table(d: dict, bits: int) -> list[str]:
+    """Bits x attacks: min bit accuracy over the rotations per image, this code / the other version
+    (when it ran), plus PSNR and WS-PSNR; the last column counts the reads detected."""
+    new, old = d.get(f"{bits}/new", {}), d.get(f"{bits}/old", {})
+    names = [n for n in new if n != "meta"]
+    cell = lambda a, b: a if b is None else f"{a} / {b}"
+    out = ["| | " + " | ".join(names) + " | detected |", "|---" * (len(names) + 2) + "|"]
+    for key, label in (("psnr", "PSNR dB"), ("ws_psnr", "WS-PSNR dB")):
+        out.append(f"| {label} | " + " | ".join(cell(f"{new[n][key]:.2f}", f"{old[n][key]:.2f}" if n in old else None)
+                                                for n in names) + " | |")
+    attacks = list(new[names[0]]["attacks"])
+    for a in attacks:
+        row = [cell(f"{100 * new[n]['attacks'][a]['min']:.1f}",
+                    f"{100 * old[n]['attacks'][a]['min']:.1f}" if n in old else None) for n in names]
+        det = [new[n]["attacks"][a]["detected"] for n in names]
+        det_old = [old[n]["attacks"][a]["detected"] for n in names if n in old]
+        out.append(f"| {a} | " + " | ".join(row) + " | " + cell(f"{100 * np.mean(det):.0f} %",
+                                                               f"{100 * np.mean(det_old):.0f} %" if det_old else None) + " |")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", default="benchmarks/results/watermark_eval.json")
     ap.add_argument("--plot", default="benchmarks/results/watermark_sweep.png")
+    ap.add_argument("--tiers", help="print the tables of watermark_tiers.py's JSON instead")
     args = ap.parse_args()
+    if args.tiers:
+        with open(args.tiers) as fh:
+            t = json.load(fh)
+        for bits in sorted({int(k.split("/")[0]) for k in t if "/" in k}):
+            print(f"{bits} bits\n" + "\n".join(tiers_table(t, bits)) + "\n")
+        return
     with open(args.json) as fh:
         d = json.load(fh)
     out = []

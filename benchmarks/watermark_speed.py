@@ -19,13 +19,14 @@ import numpy as np
 import torch
 
 from engines.watermark import WatermarkConfig, embed, verify
-from engines.watermark import image as I
 from engines.watermark.baselines import (
     DwtDctBaseline,
     PowerSpectrumBaseline,
     imwatermark_available,
 )
+from engines.watermark.image_io import load_example
 from engines.watermark.onnx_export import export_verifier, verify_onnx
+from engines.watermark.rotation import rotate_equirect
 
 
 def timeit(fn, repeats: int) -> list[float]:
@@ -44,14 +45,48 @@ def row(name: str, ts: list[float], bar: float | None = None) -> str:
     return f"| {name} | {med:.3f} | {min(ts):.3f}-{max(ts):.3f} | {len(ts)}{ok} |"
 
 
+def verify_paths(name: str, repeats: int) -> None:
+    """Wall and CPU seconds of verify at 1024x512, 256 bits: no disc in the image, a logo disc
+    (found and filled: two reads), the cap search off, and the onnxruntime statistics path."""
+    from dataclasses import replace
+
+    from engines.watermark.attacks import nadir_patch
+
+    img = load_example(name)
+    cfg = WatermarkConfig(bits=256)
+    marked = embed(img, np.random.default_rng(0).integers(0, 2, 256), "speed-key", cfg).image
+    logo = nadir_patch(marked, 0.1)
+    onnx_path = Path(tempfile.mkdtemp()) / "verifier.onnx"
+    export_verifier("speed-key", cfg, 512, 1024, onnx_path)
+    rows = ["| verify, 256 bits, 1024x512 | median wall s | min-max wall s | median CPU s | runs |", "|---|---|---|---|---|"]
+    for label, fn in (("torch, no disc in the image", lambda: verify(marked, "speed-key", cfg)),
+                      ("torch, a logo disc (found, filled, read twice)", lambda: verify(logo, "speed-key", cfg)),
+                      ("torch, cap search off", lambda: verify(marked, "speed-key", replace(cfg, find_caps=False))),
+                      ("onnxruntime statistics (no cap search)", lambda: verify_onnx(marked, "speed-key", cfg, onnx_path))):
+        fn()
+        walls, cpus = [], []
+        for _ in range(repeats):
+            t, c = time.perf_counter(), time.process_time()
+            fn()
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
+        rows.append(f"| {label} | {statistics.median(walls):.3f} | {min(walls):.3f}-{max(walls):.3f} | "
+                    f"{statistics.median(cpus):.3f} | {repeats} |")
+    print("\n".join(rows) + f"\nload average after: {os.getloadavg()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--image", default="forest")
+    ap.add_argument("--verify-only", action="store_true", help="time the verify paths alone (wall and CPU)")
     args = ap.parse_args()
+    if args.verify_only:
+        verify_paths(args.image, args.repeats)
+        return
     print(f"torch threads: {torch.get_num_threads()} (engine uses WatermarkConfig.torch_threads=1); "
           f"load average before: {os.getloadavg()}")
-    img = I.load_example(args.image)
+    img = load_example(args.image)
     cfg = WatermarkConfig()
     key = "speed-key"
     bits = np.random.default_rng(0).integers(0, 2, 64)
@@ -65,7 +100,7 @@ def main() -> None:
     rows.append(row("verify, torch (ours, bar <= 0.3 s)", t_ver, 0.3))
     t_onnx = timeit(lambda: verify_onnx(marked, key, cfg, onnx_path), 3 * args.repeats)
     rows.append(row("verify, onnxruntime (ours)", t_onnx, 0.3))
-    t_rot = timeit(lambda: I.rotate_equirect(marked, 10, 20, 30), args.repeats)
+    t_rot = timeit(lambda: rotate_equirect(marked, 10, 20, 30), args.repeats)
     rows.append(row("rotate_equirect, bicubic (attack, not part of verify)", t_rot))
     ps = PowerSpectrumBaseline(key, cfg.l_min, cfg.l_max, alpha=0.19)
     ps_bits = bits[: ps.capacity]

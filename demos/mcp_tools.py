@@ -77,6 +77,16 @@ def _text(name: str, value: str, limit: int = MAX_TEXT_CHARS) -> str:
     return text(value, name, limit)
 
 
+def _tier(bits) -> int:
+    """``bits`` as one of the watermark's tiers (``engines.watermark.TIERS``), else an InputError."""
+    from engines.watermark import TIERS
+
+    bits = number(bits, "bits", whole=True)
+    if bits not in TIERS:
+        raise InputError(f"bits={bits}: choose {', '.join(map(str, TIERS[:-1]))} or {TIERS[-1]}")
+    return int(bits)
+
+
 @_tool
 def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -> str:
     """Embed a short text message into an equirectangular (2:1) panorama under a secret key.
@@ -90,24 +100,16 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
         bits: payload size in bits: 64, 128 or 256 (PSNR floor 42 dB in each tier).
 
     Returns:
-        a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ssim (0-1), bits, min_margin, seconds, notes (what decoding changed, e.g. 16-bit depth cut to 8 bits or the first GIF frame only, then the embedder's notes).
+        a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ws_psnr_db, ssim (0-1), bits, bits_hex (the payload), is_text, min_margin, seconds, notes (what decoding changed, e.g. 16-bit depth cut to 8 bits or the first GIF frame only, then the embedder's notes).
     """
     from engines.watermark import WatermarkConfig, embed
 
-    bits = number(bits, "bits", whole=True)
-    if bits not in (64, 128, 256):
-        raise InputError(f"bits={bits}: choose 64, 128 or 256")
+    bits = _tier(bits)
     if not _text("key", key, 1000):
         raise InputError("key is empty")
     img, notes = _decode_image(image_base64)
-    res = embed(img, _text("message", message, 256), key=key, config=WatermarkConfig(bits=int(bits)))
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.fromarray(res.image).save(buf, format="PNG")
-    return _json({"image_png_base64": base64.b64encode(buf.getvalue()).decode(), "psnr_db": round(res.psnr, 3),
-            "ssim": round(res.ssim, 5), "bits": len(res.bits), "min_margin": round(res.min_margin, 4),
-            "seconds": round(res.seconds, 2), "notes": notes + list(res.notes)})
+    res = embed(img, _text("message", message, 256), key=key, config=WatermarkConfig(bits=bits))
+    return _json({**res.to_dict(), "notes": notes + res.notes})
 
 
 @_tool
@@ -126,17 +128,12 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
     """
     from engines.watermark import WatermarkConfig, verify
 
-    bits = number(bits, "bits", whole=True)
-    if bits not in (64, 128, 256):
-        raise InputError(f"bits={bits}: choose 64, 128 or 256")
+    bits = _tier(bits)
     if not _text("key", key, 1000):
         raise InputError("key is empty")
     img, notes = _decode_image(image_base64)
-    v = verify(img, key=key, config=WatermarkConfig(bits=int(bits)))
-    return _json({"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": round(v.z, 4),
-            "threshold": round(v.threshold, 4), "bits": len(v.bits),
-            "bits_hex": np.packbits(v.bits.astype(np.uint8)).tobytes().hex(), "seconds": round(v.seconds, 3),
-            "notes": notes + list(v.notes)})
+    v = verify(img, key=key, config=WatermarkConfig(bits=bits))
+    return _json({**v.to_dict(), "notes": notes + v.notes})
 
 
 @gpu

@@ -5,7 +5,12 @@ UI only: every action is one call into ``engines.watermark`` (``prepare_panorama
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
 
 import gradio as gr
 import matplotlib
@@ -18,6 +23,7 @@ from demos.ui import choice, friendly_errors, number, text
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
+    TIERS,
     ImageFormatError,
     WatermarkConfig,
     attack,
@@ -33,6 +39,7 @@ from engines.watermark import (
     text_capacity,
     validate_image,
     verify,
+    wait_words,
 )
 
 INTRO = """
@@ -48,10 +55,13 @@ they cover on the sphere, as the 360 community reports it) and SSIM.
 """
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
-BIT_MODES = {"64 bits (PSNR floor 42 dB)": 64, "128 bits (floor 42 dB)": 128, "256 bits (floor 42 dB)": 256}
-DEFAULT_BITS = "256 bits (floor 42 dB)"
-#: What an embed costs in every tier (benchmarks/RESULTS.md#watermark, embed time per tier and size).
-EXPECTED_WAIT = "about 2-5 s at 1024 px wide, 3-7 s at 2048 px, on a shared 2-core CPU"
+#: Capacity choices, one per tier of the engine (the first label names the floor in full).
+BIT_MODES = {(f"{b} bits (PSNR floor {WatermarkConfig(bits=b).psnr_floor:g} dB)" if i == 0 else
+              f"{b} bits (floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"): b for i, b in enumerate(TIERS)}
+DEFAULT_BITS = next(label for label, b in BIT_MODES.items() if b == 256)
+#: Before a panorama is loaded, the wait is stated for the examples' size and the default capacity.
+FIRST_WAIT = (f"Embedding a panorama 1024 px wide at {BIT_MODES[DEFAULT_BITS]} bits takes "
+              f"{wait_words(1024, 512, BIT_MODES[DEFAULT_BITS], busy=1.0)} on an idle 2-core CPU (longer when it is busy).")
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
 # the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
@@ -137,22 +147,28 @@ def _diff_map(original: np.ndarray, marked: np.ndarray) -> np.ndarray:
     return np.repeat(d[..., None], 3, axis=2)
 
 
+def source_name(path: str | None) -> str:
+    """The uploaded file's name without its extension, kept for naming the watermarked download."""
+    return _stem(path) if path else ""
+
+
 @friendly_errors
-def do_embed(image, key: str, mode: str, message: str, bits_label: str):
+def do_embed(image, key: str, mode: str, message: str, bits_label: str, source: str | None = None):
     """Embed a text or random-bit message. Generator: a status line first, then the results.
 
     On any error the status line, the watermarked image, the difference map and the embedded bits
     are all cleared before the error is raised (shown once, as the error toast): nothing stale from
     an earlier run stays next to a failed one."""
     try:
-        yield from _embed_steps(image, key, mode, message, bits_label)
+        yield from _embed_steps(image, key, mode, message, bits_label, source)
     except Exception:
         yield None, "", None, None
         raise
 
 
-def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
-    """The work of :func:`do_embed`: (watermarked, status, difference map, bits) updates."""
+def _embed_steps(image, key: str, mode: str, message: str, bits_label: str, source: str | None):
+    """The work of :func:`do_embed`: (watermarked, status, difference map, bits) updates. The
+    watermarked PNG is named after ``source`` (the upload) or the image's own file, and the capacity."""
     img = _need_image(image, "panorama")
     cfg = _config(bits_label)
     key = text(key, "Secret key", 1000)
@@ -163,16 +179,46 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str):
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
     # the previous result goes as the work starts: it is not the result of these settings
-    yield None, f"Embedding ({EXPECTED_WAIT}) ...", None, None
+    h, w = img.shape[:2]
+    yield None, f"Embedding {cfg.bits} bits into this {w} x {h} px panorama: {wait_words(w, h, cfg.bits)} ...", None, None
     res = embed(img, payload, key, cfg)
     kind = f"text {message!r} ({len(message.encode())} of {text_capacity(cfg.bits)} bytes + CRC-16)" \
-        if mode == "text" else f"{cfg.bits} random bits `{np.packbits(res.bits).tobytes().hex()}`"
+        if mode == "text" else f"{cfg.bits} random bits `{res.to_dict(image=False)['bits_hex']}`"
     stats = (f"**PSNR {res.psnr:.2f} dB**, **WS-PSNR {res.ws_psnr:.2f} dB** (rows weighted by their area on the "
              f"sphere), **SSIM {res.ssim:.4f}**, payload: {kind}.  \n"
              f"{cfg.n_carriers} bispectral carriers, embedded in {res.seconds:.1f} s.")
     if res.notes:
         stats += "  \n" + "  \n".join(f"Notice: {plain_note(n)}" for n in dict.fromkeys(res.notes))
-    yield res.image, stats, _diff_map(img, res.image), res.bits
+    name = f"{source or _stem(image)}-watermarked-{cfg.bits}bits.png"
+    yield named_png(res.image, name), stats, _diff_map(img, res.image), res.bits
+
+
+#: Files the tab hands to Gradio (named downloads) live here for FILES_FOR seconds.
+FILES_FOR = 3600
+
+
+def _stem(image) -> str:
+    """The name of the file a box holds, without its extension ("panorama" for an array)."""
+    stem = Path(image).stem if isinstance(image, str) and image else "panorama"
+    return re.sub(r"[^\w.-]+", "_", stem)[:80] or "panorama"
+
+
+def named_png(image: np.ndarray, name: str) -> str:
+    """``image`` saved as a PNG called ``name`` (what the download button offers), in a folder of its own
+    under the temp folder; files older than :data:`FILES_FOR` seconds there are removed, so the folder
+    stays bounded."""
+    from PIL import Image
+
+    root = Path(tempfile.gettempdir()) / "icml26-watermark-tab"
+    root.mkdir(exist_ok=True)
+    now = time.time()
+    for old in root.iterdir():
+        with contextlib.suppress(OSError):
+            if now - old.stat().st_mtime > FILES_FOR:
+                shutil.rmtree(old)
+    folder = Path(tempfile.mkdtemp(dir=root))
+    Image.fromarray(image).save(folder / name, format="PNG")
+    return str(folder / name)
 
 
 #: The Embed button's label while an embed runs (the button is disabled until it ends).
@@ -305,6 +351,7 @@ def build() -> None:
     """Add the watermark tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown(INTRO)
     embedded_bits = gr.State(None)
+    source = gr.State("")  # the upload's name, for the download's
     with gr.Row():
         with gr.Column():
             upload = gr.Image(type="filepath", label="Panorama (equirectangular, 2:1)", format="png",
@@ -317,11 +364,12 @@ def build() -> None:
         with gr.Column():
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
-            message = gr.Textbox(label="Text (UTF-8; 6 bytes in 64-bit mode, 14 in 128, 30 in 256)", value="ICML26")
+            message = gr.Textbox(label=f"Text (UTF-8; {text_capacity(TIERS[0])} bytes in {TIERS[0]}-bit mode, "
+                                     + ", ".join(f"{text_capacity(b)} in {b}" for b in TIERS[1:]) + ")", value="ICML26")
             bits_label = gr.Radio(list(BIT_MODES), value=DEFAULT_BITS, label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
             # status and result next to the button that starts them; before the first embed, the wait
-            embed_info = gr.Markdown(f"Embedding takes {EXPECTED_WAIT}.")
+            embed_info = gr.Markdown(FIRST_WAIT)
     with gr.Row():
         marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
         diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
@@ -344,10 +392,11 @@ def build() -> None:
     sweep_info = gr.Markdown()
 
     upload.change(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
+    upload.change(source_name, upload, source, queue=False, api_visibility="private")
     # one embed at a time per page: while one runs the button is disabled and says so, so that a
     # second click is not silently dropped; it comes back when the embed ends, also on an error
     embedded = embed_btn.click(embed_busy, None, embed_btn, queue=False, api_visibility="private").then(
-        do_embed, [panorama, key, mode, message, bits_label], [marked, embed_info, diff, embedded_bits],
+        do_embed, [panorama, key, mode, message, bits_label, source], [marked, embed_info, diff, embedded_bits],
         api_name="wm_embed")
     embedded.then(embed_ready, None, embed_btn, queue=False, api_visibility="private")
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from engines.watermark import WatermarkConfig
-from engines.watermark.core import _get_verifier, decode_stats, luminance
-from engines.watermark.image import load_example as load
-from engines.watermark.image import resize
+from engines.watermark.carriers import decode_stats, get_verifier
+from engines.watermark.image_io import load_example as load
+from engines.watermark.image_io import luminance, resize
 from engines.watermark.onnx_export import export_verifier, onnx_stats, verify_onnx
 
 
@@ -20,7 +20,7 @@ def test_onnx_verifier_matches_torch(tmp_path, name, scale):
     h, w = img.shape[:2]
     path = export_verifier("onnx-key", cfg, h, w, tmp_path / "v.onnx")
     got = onnx_stats(img, "onnx-key", cfg, path)
-    ver, car = _get_verifier("onnx-key", cfg, h, w)
+    ver, car = get_verifier("onnx-key", cfg, h, w)
     with torch.no_grad():
         ref = ver(torch.tensor(luminance(img), dtype=torch.float32)).numpy()
     np.testing.assert_allclose(got, ref, atol=1e-4, rtol=0)

@@ -4,9 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engines.watermark import image as im_ops
 from engines.watermark import sht
+from engines.watermark.attacks import attack, nadir_patch
 from engines.watermark.errors import ImageFormatError
+from engines.watermark.image_io import load_example, resize
+from engines.watermark.metrics import psnr, ws_psnr
 from engines.watermark.projections import (
     FACES,
     cubemap_round_trip,
@@ -38,7 +40,7 @@ def test_round_trip_keeps_a_band_limited_panorama(eac, seed):
     img = smooth_panorama(seed)
     out = cubemap_round_trip(img, eac=eac)
     assert out.shape == img.shape and out.dtype == np.uint8
-    assert im_ops.ws_psnr(img, out) > 40  # only the two resamplings' interpolation error remains
+    assert ws_psnr(img, out) > 40  # only the two resamplings' interpolation error remains
     assert not np.array_equal(out, img)  # it really resampled
 
 
@@ -54,9 +56,9 @@ def test_up_face_centre_is_the_north_pole_and_eac_samples_differently():
 
 
 def test_real_panorama_survives_both_projections_reasonably():
-    img = im_ops.load_example("sunrise")
+    img = load_example("sunrise")
     for eac in (False, True):
-        assert im_ops.ws_psnr(img, cubemap_round_trip(img, eac=eac)) > 36
+        assert ws_psnr(img, cubemap_round_trip(img, eac=eac)) > 36
 
 
 @pytest.mark.parametrize("bad", [np.zeros((5, 8, 8, 3), np.uint8), np.zeros((6, 8, 9, 3), np.uint8),
@@ -67,20 +69,20 @@ def test_bad_faces_are_refused(bad):
 
 
 def test_ws_psnr_weighs_polar_rows_less_and_equals_psnr_for_uniform_error():
-    img = im_ops.load_example("interior")
+    img = load_example("interior")
     uniform = np.clip(img.astype(int) + 2, 0, 255).astype(np.uint8)
-    assert im_ops.ws_psnr(img, uniform) == pytest.approx(im_ops.psnr(img, uniform), abs=0.05)
+    assert ws_psnr(img, uniform) == pytest.approx(psnr(img, uniform), abs=0.05)
     polar = img.copy()
     polar[:20] = 0
     equator = img.copy()
     equator[246:266] = 0
-    assert im_ops.ws_psnr(img, polar) > im_ops.psnr(img, polar) + 10
-    assert im_ops.ws_psnr(img, equator) < im_ops.psnr(img, equator)
+    assert ws_psnr(img, polar) > psnr(img, polar) + 10
+    assert ws_psnr(img, equator) < psnr(img, equator)
 
 
 def test_nadir_patch_covers_exactly_the_bottom_tenth():
-    img = im_ops.load_example("forest")
-    out = im_ops.nadir_patch(img, 0.1)
+    img = load_example("forest")
+    out = nadir_patch(img, 0.1)
     np.testing.assert_array_equal(out[:461], img[:461])
     assert (out[461:] != img[461:]).any(axis=2).mean() > 0.9
 
@@ -88,6 +90,6 @@ def test_nadir_patch_covers_exactly_the_bottom_tenth():
 @pytest.mark.parametrize("kind", ["cubemap round trip", "EAC round trip", "rescale to 1/2 width and back",
                                   "nadir logo (bottom 10 %)", "nadir fill (bottom 10 %)", "JPEG 90"])
 def test_new_attacks_keep_the_shape(kind):
-    img = im_ops.resize(im_ops.load_example("courtyard"), 0.5)
-    out = im_ops.attack(img, 0, 0, 0, kind)
+    img = resize(load_example("courtyard"), 0.5)
+    out = attack(img, 0, 0, 0, kind)
     assert out.shape == img.shape and out.dtype == np.uint8 and not np.array_equal(out, img)

@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import functools
 import os
+import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from engines.watermark import WatermarkConfig, bit_accuracy, embed, verify
-from engines.watermark import image as im_ops
-from engines.watermark.core import LEGACY_64, TIERS, _fallback_configs
+from engines.watermark import (
+    WatermarkConfig,
+    bit_accuracy,
+    embed,
+    embed_seconds,
+    verify,
+)
+from engines.watermark.attacks import jpeg, mirror, nadir_patch, rescale_round_trip
+from engines.watermark.config import LEGACY_64, TIERS
 from engines.watermark.errors import MessageError
+from engines.watermark.image_io import load_example, luminance, resize
+from engines.watermark.metrics import psnr, ws_psnr
+from engines.watermark.occlusion import fill_cap, find_cap, nadir_cap
 from engines.watermark.payload import decode_text, encode_text, text_capacity
 from engines.watermark.projections import cubemap_round_trip
+from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
+from engines.watermark.verification import fallback_configs
 
 
 @pytest.mark.parametrize("bits,l_min,l_max,margin,floor,probes", [
-    (64, 32, 96, 0.3, 42.0, 1), (128, 32, 96, 0.3, 42.0, 1), (256, 32, 96, 0.3, 42.0, 1), (1024, 32, 96, 0.3, 36.0, 1)])
+    (64, 32, 96, 0.3, 42.0, 2), (128, 32, 96, 0.3, 42.0, 2), (256, 32, 96, 0.3, 42.0, 2), (1024, 40, 128, 0.3, 40.0, 2)])
 def test_tier_defaults(bits, l_min, l_max, margin, floor, probes):  # one recipe in every tier (issue #32)
     c = WatermarkConfig(bits=bits)
     assert (c.l_min, c.l_max, c.margin, c.psnr_floor, c.probes) == (l_min, l_max, margin, floor, probes)
@@ -42,29 +55,41 @@ def test_thirty_bytes_of_text_with_crc_fit_256_bits():
 
 @pytest.fixture(scope="module")
 def forest256():
-    img = im_ops.load_example("forest")  # the most textured example: the hardest for the PSNR bar
+    img = load_example("forest")  # the most textured example: the hardest for the PSNR bar
     cfg = WatermarkConfig(bits=256)
     bits = np.random.default_rng(27).integers(0, 2, 256).astype(np.uint8)
-    return img, cfg, bits, embed(img, bits, "tier-key", cfg)
+    verify(img, "tier-key", cfg)  # the tables for this size, as the app has them after a load
+    cpu = time.process_time()
+    res = embed(img, bits, "tier-key", cfg)
+    res.cpu_seconds = time.process_time() - cpu
+    return img, cfg, bits, res
+
+
+@pytest.mark.slow
+def test_the_wait_the_tab_shows_is_within_half_and_twice_a_measured_embed(forest256):
+    """The cost model (engines/watermark/cost.py) against this embed: CPU seconds, which on an idle
+    2-core machine are its wall seconds (one thread), so a busy test machine does not fail it."""
+    _, _, _, res = forest256
+    assert 0.5 <= res.cpu_seconds / embed_seconds(1024, 512, 256) <= 2.0
 
 
 @pytest.mark.slow
 def test_256_bits_at_42_db_on_the_forest(forest256):
     img, cfg, bits, res = forest256
     assert res.psnr >= 42.0 and res.ws_psnr >= 42.0 and res.ssim >= 0.99
-    assert res.ws_psnr == pytest.approx(im_ops.ws_psnr(img, res.image))
+    assert res.ws_psnr == pytest.approx(ws_psnr(img, res.image))
     v = verify(res.image, "tier-key", cfg)
     assert v.detected and bit_accuracy(v.bits, bits) == 1.0 and v.message is None
     assert v.bits_hex == np.packbits(bits).tobytes().hex()  # raw bits read out as hex
 
 
 ATTACKS = {
-    "JPEG 75": lambda x: im_ops.jpeg(x, 75),
-    "JPEG 50": lambda x: im_ops.jpeg(x, 50),
+    "JPEG 75": lambda x: jpeg(x, 75),
+    "JPEG 50": lambda x: jpeg(x, 50),
     "cubemap": cubemap_round_trip,
     "EAC": lambda x: cubemap_round_trip(x, eac=True),
-    "mirror": im_ops.mirror,
-    "rescale 1/2 and back": lambda x: im_ops.rescale_round_trip(x, x.shape[1] // 2),
+    "mirror": mirror,
+    "rescale 1/2 and back": lambda x: rescale_round_trip(x, x.shape[1] // 2),
 }
 
 
@@ -73,7 +98,7 @@ ATTACKS = {
 def test_256_bits_survive_rotation_then_360_pipeline_attacks(forest256, attack):
     _, cfg, bits, res = forest256
     rng = np.random.default_rng(sorted(ATTACKS).index(attack))  # a different Haar rotation per attack
-    received = ATTACKS[attack](im_ops.rotate_equirect_matrix(res.image, im_ops.random_rotation(rng)))
+    received = ATTACKS[attack](rotate_equirect_matrix(res.image, random_rotation(rng)))
     v = verify(received, "tier-key", cfg)
     assert v.detected and bit_accuracy(v.bits, bits) >= 0.99
 
@@ -81,8 +106,8 @@ def test_256_bits_survive_rotation_then_360_pipeline_attacks(forest256, attack):
 @pytest.mark.slow
 def test_256_bits_survive_a_plain_nadir_fill_of_the_delivered_panorama_then_rotation(forest256):
     _, cfg, bits, res = forest256
-    patched = im_ops.nadir_patch(res.image, 0.1, "fill")  # the publisher covers its own tripod
-    received = im_ops.rotate_equirect_matrix(patched, im_ops.random_rotation(np.random.default_rng(11)))
+    patched = nadir_patch(res.image, 0.1, "fill")  # the publisher covers its own tripod
+    received = rotate_equirect_matrix(patched, random_rotation(np.random.default_rng(11)))
     v = verify(received, "tier-key", cfg)
     assert v.detected and bit_accuracy(v.bits, bits) >= 0.99
 
@@ -109,7 +134,7 @@ def _panorama(name: str, width: int) -> np.ndarray:
     """A bundled example, upscaled with Pillow's bicubic to ``width`` (the examples are 1024 wide)."""
     from PIL import Image
 
-    img = im_ops.load_example(name)
+    img = load_example(name)
     if width == img.shape[1]:
         return img
     return np.asarray(Image.fromarray(img).resize((width, width // 2), Image.BICUBIC))
@@ -133,9 +158,9 @@ def test_every_tier_meets_its_floor_and_reads_back_after_a_rotation(bits, name, 
     floor = WatermarkConfig(bits=bits).psnr_floor
     print(f"{bits} bits, {name} {width}: PSNR {res.psnr:.2f} dB, WS-PSNR {res.ws_psnr:.2f} dB, "
           f"embed {res.seconds:.1f} s, notes {res.notes}")  # shown by pytest -rA
-    assert res.psnr >= floor and res.psnr == pytest.approx(im_ops.psnr(img, res.image))
-    rot = im_ops.random_rotation(np.random.default_rng(width + bits))
-    v = verify(im_ops.rotate_equirect_matrix(res.image, rot), MATRIX_KEY, WatermarkConfig(bits=bits), other_tiers=False)
+    assert res.psnr >= floor and res.psnr == pytest.approx(psnr(img, res.image))
+    rot = random_rotation(np.random.default_rng(width + bits))
+    v = verify(rotate_equirect_matrix(res.image, rot), MATRIX_KEY, WatermarkConfig(bits=bits), other_tiers=False)
     assert v.detected and bit_accuracy(v.bits, payload) == 1.0
 
 
@@ -149,28 +174,28 @@ def test_64_bits_hold_on_the_panorama_where_the_old_64_bit_tier_failed():
     # issue #32's case: on the forest with 15 % more contrast, key "key9" and this payload, the old
     # 64-bit tier (24..64, margin 0.6, no probe) ended with 2 of 128 carriers on the wrong side at
     # 1024x512 and 1 at 2048x1024 (EmbedError) while 128 and 256 bits held at 44.9 and 42.3 dB
-    img = _contrast(im_ops.load_example("forest"), 1.15)
+    img = _contrast(load_example("forest"), 1.15)
     payload = np.random.default_rng(int.from_bytes(b"key9", "little")).integers(0, 2, 64).astype(np.uint8)
     res = embed(img, payload, "key9", WatermarkConfig(bits=64))
     assert res.psnr >= 42.0
-    rot = im_ops.random_rotation(np.random.default_rng(3))
-    v = verify(im_ops.rotate_equirect_matrix(res.image, rot), "key9", WatermarkConfig(bits=64), other_tiers=False)
+    rot = random_rotation(np.random.default_rng(3))
+    v = verify(rotate_equirect_matrix(res.image, rot), "key9", WatermarkConfig(bits=64), other_tiers=False)
     assert v.detected and bit_accuracy(v.bits, payload) == 1.0
 
 
 # ------------------------------------------------- issue #32: verify names the capacity it read at
 def test_fallback_tiers_share_the_false_positive_budget():
     cfg = WatermarkConfig(bits=64)
-    alts = _fallback_configs(cfg, 512)
+    alts = fallback_configs(cfg, 512)
     assert [c.bits for _, c, _ in alts] == [128, 256, 64]  # the other tiers, then the pre-#32 64-bit band
     assert (alts[-1][1].l_min, alts[-1][1].l_max) == (LEGACY_64["l_min"], LEGACY_64["l_max"])
     assert sum(c.fpr for _, c, _ in alts) == pytest.approx(cfg.fpr)
     assert all(c.threshold > cfg.threshold for _, c, _ in alts)
-    assert [c.l_max for _, c, _ in _fallback_configs(cfg, 128)] == [64]  # 128 rows: only the 24..64 band fits
+    assert [c.l_max for _, c, _ in fallback_configs(cfg, 128)] == [64]  # 128 rows: only the 24..64 band fits
 
 
 def test_a_mark_in_the_pre_issue_32_64_bit_band_still_reads_with_a_note():
-    img = im_ops.resize(im_ops.load_example("courtyard"), 0.5)
+    img = resize(load_example("courtyard"), 0.5)
     old = WatermarkConfig(**LEGACY_64, margin=0.6, probes=0)  # the 64-bit tier as it embedded before
     res = embed(img, "old", "legacy-key", old)
     v = verify(res.image, "legacy-key")
@@ -195,33 +220,76 @@ def test_verify_at_the_wrong_capacity_names_the_right_one_and_reads_it():
     unmarked = verify(img, MATRIX_KEY, asked)
     assert not unmarked.detected and unmarked.config.bits == 64
     assert unmarked.notes == [("no watermark at 64 bits under this key, nor at 128 bits, 256 bits, "
-                               "64 bits in the 24..64 band of versions before issue #32")]
+                               "64 bits in the older 24..64 band")]
 
 
-# ------------------------------------------ issue #32: a nadir logo in the closed loop (opt-in)
-def test_occlusion_is_validated():
-    assert WatermarkConfig().occlusion == 0.0  # off unless asked for: it costs change (docs/watermark.md)
-    for bad in (-0.1, 0.5, True, "0.1", float("nan")):
-        with pytest.raises(ValueError, match="occlusion"):
-            WatermarkConfig(occlusion=bad)
+# ------------------------------------------------------ a tripod logo: found anywhere, filled, read
+def test_find_caps_is_on_by_default_and_validated():
+    assert WatermarkConfig().find_caps is True
+    with pytest.raises(ValueError, match="find_caps"):
+        WatermarkConfig(find_caps="yes")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_logo_disc_is_found_wherever_a_rotation_puts_it(seed):
+    """Like e3nn's assert_equivariant: the cap found on a rotated panorama is the rotated cap."""
+    img = load_example(("forest", "courtyard", "sunrise")[seed])
+    rot = random_rotation(np.random.default_rng(seed))
+    received = jpeg(rotate_equirect_matrix(nadir_patch(img, 0.1), rot), 75)
+    cap = find_cap(luminance(received))
+    assert cap is not None
+    truth = rot @ np.array([0.0, 0.0, -1.0])
+    assert np.degrees(np.arccos(np.clip(np.dot(cap.centre, truth), -1, 1))) < 2.0  # where the logo went
+    assert 18.0 <= cap.radius <= 22.0  # the logo's 18 degrees, and the margin over its blurred edge
+    assert find_cap(luminance(jpeg(rotate_equirect_matrix(img, rot), 75))) is None  # no logo, no cap
+
+
+def test_fill_from_the_rim_restores_smooth_content_and_leaves_the_rest():
+    y = luminance(load_example("sunrise")).copy()
+    from scipy.ndimage import gaussian_filter
+
+    smooth = gaussian_filter(y, 12, mode=("nearest", "wrap"))
+    covered = smooth.copy()
+    covered[-51:] = 160.0  # a flat disc over the nadir (10 % of the rows)
+    out = fill_cap(covered, nadir_cap(0.1, 2.0))
+    assert np.array_equal(out[:440], covered[:440])  # outside the cap nothing changes
+    assert np.abs(out[-51:] - smooth[-51:]).mean() < 0.1 * np.abs(covered[-51:] - smooth[-51:]).mean()
+
+
+@pytest.fixture(scope="module")
+def sunrise_logo():
+    """The sunrise (smooth: the logo outweighs its band energy most) with 256 bits, under a logo, a
+    rotation and JPEG 75: 56 % of bits read before the cap search."""
+    img = load_example("sunrise")
+    payload = np.random.default_rng(0).integers(0, 2, 256).astype(np.uint8)
+    cfg = WatermarkConfig(bits=256)
+    res = embed(img, payload, "logo-key", cfg)
+    rot = random_rotation(np.random.default_rng(100))
+    return res, payload, cfg, rot
 
 
 @pytest.mark.slow
-def test_256_bits_with_the_logo_in_the_loop_keep_the_floor_and_read_more_under_a_logo():
-    img = im_ops.load_example("interior")
-    payload = np.random.default_rng(0).integers(0, 2, 256).astype(np.uint8)
-    cfg = WatermarkConfig(bits=256, occlusion=0.1)
-    res = embed(img, payload, "logo-key", cfg)
-    plain = embed(img, payload, "logo-key", WatermarkConfig(bits=256))
+def test_256_bits_read_through_a_tripod_logo_after_rotation_and_jpeg(sunrise_logo):
+    res, payload, cfg, rot = sunrise_logo
     assert res.psnr >= 42.0
-    assert any(n.startswith("nadir-logo protection at") for n in res.notes)  # the floor binds: it says how far
-    rot = im_ops.random_rotation(np.random.default_rng(100))
-    clean = verify(im_ops.jpeg(im_ops.rotate_equirect_matrix(res.image, rot), 75), "logo-key", cfg)
-    assert clean.detected and bit_accuracy(clean.bits, payload) == 1.0  # without the logo: as before
+    received = jpeg(rotate_equirect_matrix(nadir_patch(res.image, 0.1), rot), 75)
+    v = verify(received, "logo-key", cfg)
+    assert v.detected and bit_accuracy(v.bits, payload) >= 0.95  # the bar; measured 98.0 %
+    assert any("tripod cover or logo" in n for n in v.notes)
+    assert v.threshold > WatermarkConfig().threshold  # two reads: each at half the false-positive budget
+    blind = verify(received, "logo-key", replace(cfg, find_caps=False))
+    assert bit_accuracy(blind.bits, payload) < 0.8  # without the search the logo erases the payload
+    clean = verify(jpeg(rotate_equirect_matrix(res.image, rot), 75), "logo-key", cfg)
+    assert bit_accuracy(clean.bits, payload) == 1.0 and not clean.notes  # no logo: one read, as before
+    assert clean.threshold == cfg.threshold
 
-    def under_logo(marked: np.ndarray) -> float:
-        received = im_ops.jpeg(im_ops.rotate_equirect_matrix(im_ops.nadir_patch(marked, 0.1), rot), 75)
-        return bit_accuracy(verify(received, "logo-key", cfg).bits, payload)
 
-    # measured 91.0 % with the loop, 73.0 % without; the 95 % bar is not reached at 42 dB
-    assert under_logo(res.image) >= 0.88 and under_logo(res.image) > under_logo(plain.image) + 0.1
+@pytest.mark.slow
+def test_text_reads_through_a_logo_and_an_unmarked_logo_image_does_not(sunrise_logo):
+    _, _, cfg, rot = sunrise_logo
+    img = load_example("courtyard")
+    res = embed(img, "tripod logo", "logo-key", cfg)
+    v = verify(jpeg(rotate_equirect_matrix(nadir_patch(res.image, 0.1), rot), 75), "logo-key", cfg)
+    assert v.message == "tripod logo"
+    unmarked = verify(jpeg(rotate_equirect_matrix(nadir_patch(img, 0.1), rot), 75), "logo-key", cfg)
+    assert not unmarked.detected and unmarked.message is None

@@ -1,13 +1,15 @@
 """UI-callback tests for the watermark tab: callbacks called as plain functions (no server)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import gradio as gr
 import numpy as np
 import pytest
 from PIL import Image
 
 from demos import watermark as ui
-from engines.watermark.image import example_path, load_example, resize
+from engines.watermark.image_io import example_path, load_example, resize
 
 ui64 = next(iter(ui.BIT_MODES))  # the 64-bit mode label
 
@@ -20,9 +22,15 @@ def loaded():
 
 @pytest.fixture(scope="module")
 def embedded(loaded):
-    steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", ui64))
-    assert "Embedding" in steps[0][1]  # a status line comes first
+    steps = list(ui.do_embed(loaded[0], "ui-key", "text", "hi!", ui64, ui.source_name(str(example_path("sunrise")))))
+    assert "Embedding" in steps[0][1] and " s" in steps[0][1].split("about ")[1]  # first a status line with the wait
     return steps[-1]
+
+
+def _pixels(path: str) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(path).convert("RGB"))
 
 
 def test_load_example(loaded):
@@ -33,7 +41,9 @@ def test_load_example(loaded):
 
 @pytest.mark.slow
 def test_embed_attack_verify_round_trip(loaded, embedded):
-    marked, stats, diff, bits = embedded
+    path, stats, diff, bits = embedded
+    assert Path(path).name == "sunrise-watermarked-64bits.png"  # the download: the input's name and the capacity
+    marked = _pixels(path)
     assert marked.dtype == np.uint8 and marked.shape == loaded[0].shape
     assert "PSNR" in stats and "dB" in stats and "SSIM" in stats
     psnr = float(stats.split("PSNR ")[1].split(" dB")[0])

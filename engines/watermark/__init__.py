@@ -4,17 +4,11 @@
 >>> WatermarkConfig().bits
 64
 """
-from engines.watermark.core import (
-    Carriers,
-    EmbedResult,
-    Verifier,
-    VerifyResult,
-    WatermarkConfig,
-    bit_accuracy,
-    carriers_for,
-    embed,
-    verify,
-)
+from engines.watermark.attacks import ATTACKS, attack
+from engines.watermark.carriers import Carriers, Verifier, carriers_for
+from engines.watermark.config import TIERS, WatermarkConfig
+from engines.watermark.cost import embed_seconds, wait_words
+from engines.watermark.embedding import EmbedResult, embed
 from engines.watermark.errors import (
     EmbedError,
     ImageFormatError,
@@ -22,29 +16,31 @@ from engines.watermark.errors import (
     MessageError,
 )
 from engines.watermark.evaluate import rotation_sweep
-from engines.watermark.image import (
-    ATTACKS,
+from engines.watermark.image_io import (
     EXAMPLES,
-    attack,
     example_path,
     load_example,
     load_image,
     load_image_noted,
-    matrix_to_euler,
     prepare_panorama,
-    random_rotation,
     resize,
-    rotate_equirect,
-    rotate_equirect_matrix,
     validate_image,
-    ws_psnr,
 )
+from engines.watermark.metrics import psnr, ssim, ws_psnr
 from engines.watermark.payload import text_capacity
 from engines.watermark.projections import cubemap_round_trip
+from engines.watermark.rotation import (
+    matrix_to_euler,
+    random_rotation,
+    rotate_equirect,
+    rotate_equirect_matrix,
+)
+from engines.watermark.verification import VerifyResult, bit_accuracy, verify
 
 __all__ = [
     "ATTACKS",
     "EXAMPLES",
+    "TIERS",
     "Carriers",
     "EmbedError",
     "EmbedResult",
@@ -59,19 +55,23 @@ __all__ = [
     "carriers_for",
     "cubemap_round_trip",
     "embed",
+    "embed_seconds",
     "example_path",
     "load_example",
     "load_image",
     "load_image_noted",
     "matrix_to_euler",
     "prepare_panorama",
+    "psnr",
     "random_rotation",
     "resize",
     "rotate_equirect",
     "rotate_equirect_matrix",
     "rotation_sweep",
+    "ssim",
     "text_capacity",
     "validate_image",
     "verify",
+    "wait_words",
     "ws_psnr",
 ]

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engines.watermark.errors import KeyInputError, MessageError
-from engines.watermark.image import luminance, psnr
+from engines.watermark.image_io import luminance
+from engines.watermark.metrics import psnr
 from engines.watermark.sht import alm_index, analysis, n_alm, synthesis
 
 
@@ -175,7 +176,7 @@ def flatten_power_spectrum(image: np.ndarray, l_min: int = 8, l_max: int = 263) 
     A per-degree gain leaves the normalised bispectrum (Eq. C) unchanged, so it cannot touch
     the bispectral mark; it erases any message written in per-degree powers.
 
-    >>> from engines.watermark.image import load_example, psnr
+    >>> from engines.watermark import load_example, psnr
     >>> img = load_example("sunrise")
     >>> psnr(img, flatten_power_spectrum(img, 8, 64)) > 35
     True

@@ -4,7 +4,8 @@
     writes a PNG into OUT_DIR for every panorama in IN_DIR (``p0.png`` -> ``p0.png``, any other
     format keeps its extension: ``p0.jpg`` -> ``p0.jpg.png``, so p0.jpg and p0.png never share an
     output) and ``OUT_DIR/report.csv`` (file, output, psnr and ws_psnr in dB, ssim, bits,
-    min_margin, seconds, error; one row per input file). OUT_DIR may not be IN_DIR or hold any
+    min_margin, seconds, notes (what loading changed, e.g. an EXIF orientation applied, then the
+    embedder's notes), error; one row per input). OUT_DIR may not be IN_DIR or hold any
     input, and existing files there are replaced only with ``--overwrite``. Each image is written
     as it is done; the report is kept up to date while the batch runs.
 ``verify DIR --key K [--bits N] [--ray [ADDRESS]] [--json]``
@@ -14,7 +15,9 @@
     tier, and its notes say so.
 
 Both read PNG/JPEG/WebP/BMP/TIFF files (not recursively), draw a progress bar on stderr and end
-with a summary; a bad file (a broken symbolic link included) is reported there and skipped.
+with a summary. Every entry named like an image is processed or reported by name: a bad file, a
+broken symbolic link, or a folder, named pipe, socket or device with an image's name fails with the
+reason; a name that is not UTF-8 is shown with ``\\xNN`` escapes.
 Exit status: 0 every file was processed, 1 at least one file failed, 2 bad usage, 130
 interrupted (Ctrl-C: what was done is written and reported, then one line). Verification
 failing to detect a watermark is a result, not a failure. One Ray task per file under ``--ray``
@@ -25,7 +28,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
+import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,14 +57,16 @@ from engines.common.batch import (
     write_atomic,
 )
 from engines.common.errors import InputError
-from engines.watermark.core import WatermarkConfig, embed, verify
-from engines.watermark.image import prepare_panorama
+from engines.watermark.config import TIERS, WatermarkConfig
+from engines.watermark.embedding import embed
+from engines.watermark.image_io import prepare_panorama
 from engines.watermark.payload import as_bits
+from engines.watermark.verification import verify
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 FITS = ("refuse", "pad", "resize")
 REPORT = "report.csv"
-REPORT_COLUMNS = ["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "error"]
+REPORT_COLUMNS = ["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "notes", "error"]
 
 
 def _image(data: bytes, fit: str) -> tuple[np.ndarray, list[str]]:
@@ -67,28 +75,72 @@ def _image(data: bytes, fit: str) -> tuple[np.ndarray, list[str]]:
 
 
 def embed_one(data: bytes, message: str, key: str, bits: int, fit: str) -> dict:
-    """Embed ``message`` into one image file's bytes; returns the PNG bytes and the measures."""
-    from PIL import Image
-
+    """Embed ``message`` into one image file's bytes: the PNG bytes (``png``) and
+    :meth:`EmbedResult.to_dict` without the image, its notes led by what loading changed."""
+    _refuse_non_files(data)
     img, notes = _image(data, fit)
     res = embed(img, message, key=key, config=WatermarkConfig(bits=bits))
-    buf = io.BytesIO()
-    Image.fromarray(res.image).save(buf, format="PNG")
-    return {"png": buf.getvalue(), "psnr": res.psnr, "ws_psnr": res.ws_psnr, "ssim": res.ssim, "bits": len(res.bits),
-            "min_margin": res.min_margin, "seconds": res.seconds, "notes": notes + res.notes}
+    return {"png": res.png_bytes(), **res.to_dict(image=False), "notes": notes + res.notes}
 
 
 def verify_one(data: bytes, key: str, bits: int) -> dict:
-    """Verify one image file's bytes under ``key``: the fields of the JSON line."""
+    """Verify one image file's bytes under ``key``: :meth:`VerifyResult.to_dict`, its notes led by what
+    loading changed (the fields of the JSON line)."""
+    _refuse_non_files(data)
     img, notes = _image(data, "refuse")
     v = verify(img, key=key, config=WatermarkConfig(bits=bits))
-    return {"detected": bool(v.detected), "message": v.message, "p_value": float(v.p_value), "z": float(v.z),
-            "threshold": float(v.threshold), "bits": len(v.bits), "bits_hex": v.bits_hex,
-            "seconds": float(v.seconds), "notes": notes + v.notes}
+    return {**v.to_dict(), "notes": notes + v.notes}
 
 
-def _items(directory: str) -> list[Item]:
-    return [Item(f.name, path=f) for f in files_in(Path(directory), SUFFIXES)]
+@dataclass(frozen=True)
+class NotAFile:
+    """The payload of a folder entry named like an image that is not a file (a folder, a named pipe,
+    a socket, a device): reported by name, never opened (reading a named pipe would block)."""
+
+    kind: str
+
+
+def shown(name: str) -> str:
+    r"""A file name as text a report can hold: bytes that are not UTF-8 (``caf\xe9.png`` from a
+    Latin-1 system) are written as ``\xNN`` escapes instead of failing the report.
+
+    >>> shown("caf\udce9.png")
+    'caf\\xe9.png'
+    """
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _kind(path: Path) -> str:
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    return ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file")
+
+
+def _items(directory: str) -> tuple[list[Item], dict[str, str]]:
+    """Every entry of ``directory`` named like an image (hidden ones aside), in name order, and each
+    item's file name on disk: files and broken links are read (a broken link fails with its reason),
+    anything else is a :class:`NotAFile` that fails with what it is. Every input is done or reported
+    by name; names that are not UTF-8 are shown with escapes (:func:`shown`)."""
+    path = Path(directory)
+    if not path.is_dir():
+        found = files_in(path, SUFFIXES)
+        return [Item(shown(f.name), path=f) for f in found], {shown(f.name): f.name for f in found}
+    entries = sorted((f for f in path.iterdir() if f.suffix.lower() in SUFFIXES and not f.name.startswith(".")),
+                     key=lambda f: os.fsencode(f.name))
+    if not entries:
+        raise InputError(f"{shown(str(path))} holds no {'/'.join(SUFFIXES)} files")
+    items = [Item(shown(f.name), path=f) if f.is_file() or (f.is_symlink() and not f.exists())
+             else Item(shown(f.name), payload=NotAFile(_kind(f))) for f in entries]
+    return items, {shown(f.name): f.name for f in entries}
+
+
+def _refuse_non_files(data: object) -> None:
+    if isinstance(data, NotAFile):
+        raise InputError(f"{data.kind}, not an image file")
 
 
 def _out_name(name: str) -> str:
@@ -98,14 +150,14 @@ def _out_name(name: str) -> str:
     return name if name.lower().endswith(".png") else name + ".png"
 
 
-def _out_names(items: list[Item]) -> dict[str, str]:
-    """Input name -> output name; InputError when two inputs would still meet (``p0.jpg`` next
-    to ``p0.jpg.png``, or names that differ only in case: one file on macOS and Windows)."""
-    names = {it.name: _out_name(it.name) for it in items}
+def _out_names(on_disk: dict[str, str]) -> dict[str, str]:
+    """Input name (as shown) -> output file name (on disk); InputError when two inputs would still meet
+    (``p0.jpg`` next to ``p0.jpg.png``, or names that differ only in case: one file on macOS and Windows)."""
+    names = {src: _out_name(real) for src, real in on_disk.items()}
     seen: dict[str, str] = {}
     for src, out in names.items():
         if out.lower() in seen:
-            raise InputError(f"{seen[out.lower()]} and {src} would both be written to {out}; rename one of them")
+            raise InputError(f"{seen[out.lower()]} and {src} would both be written to {shown(out)}; rename one of them")
         seen[out.lower()] = src
     return names
 
@@ -117,19 +169,19 @@ def _save(out_dir: Path, output: str, o: Outcome) -> list:
         try:
             write_atomic(out_dir / output, o.value["png"])
         except OSError as exc:
-            o.ok, o.kind, o.error = False, "output", f"cannot write {output} ({exc.strerror or type(exc).__name__})"
+            o.ok, o.kind, o.error = False, "output", f"cannot write {shown(output)} ({exc.strerror or type(exc).__name__})"
     if not o.ok:
-        return [o.name, "", "", "", "", "", "", "", o.error]
+        return [o.name, "", "", "", "", "", "", "", "", o.error]
     v = o.value
-    return [o.name, output, f"{v['psnr']:.3f}", f"{v['ws_psnr']:.3f}", f"{v['ssim']:.5f}", v["bits"],
-            f"{v['min_margin']:.4f}", f"{v['seconds']:.2f}", "; ".join(v["notes"])]
+    return [o.name, shown(output), f"{v['psnr_db']:.3f}", f"{v['ws_psnr_db']:.3f}", f"{v['ssim']:.5f}", v["bits"],
+            f"{v['min_margin']:.4f}", f"{v['seconds']:.2f}", "; ".join(v["notes"]), ""]
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    items = _items(args.in_dir)
+    items, on_disk = _items(args.in_dir)
     out_dir = Path(args.out_dir)
-    names = _out_names(items)
-    refuse_inputs_inside(out_dir, [it.path for it in items])
+    names = _out_names(on_disk)
+    refuse_inputs_inside(out_dir, [it.path for it in items if it.path is not None])
     check_output_folder(out_dir)
     refuse_existing([out_dir / n for n in names.values()] + [out_dir / REPORT], args.overwrite)
     make_folder(out_dir)
@@ -149,7 +201,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    items = _items(args.dir)
+    items, _ = _items(args.dir)
     rep = run_batch(verify_one, items, (args.key, args.bits), ray=ray_address(args.ray), workers=args.workers,
                     desc="verify", progress=not args.quiet)
     for o in rep.outcomes:
@@ -193,7 +245,8 @@ def parser() -> argparse.ArgumentParser:
     ve.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
     for p in (em, ve):
         p.add_argument("--key", required=True, help="the secret key (any text)")
-        p.add_argument("--bits", type=int, default=64, help="payload bits: 64, 128 or 256 (same at both ends)")
+        p.add_argument("--bits", type=int, default=TIERS[0],
+                       help=f"payload bits: {', '.join(map(str, TIERS))} (same at both ends)")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         add_ray_arguments(p)
     return ap

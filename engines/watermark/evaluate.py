@@ -11,8 +11,11 @@ from engines.watermark.baselines import (
     flatten_power_spectrum,
     imwatermark_available,
 )
-from engines.watermark.core import WatermarkConfig, bit_accuracy, embed, verify
-from engines.watermark.image import rotate_equirect_matrix
+from engines.watermark.config import WatermarkConfig
+from engines.watermark.embedding import embed
+from engines.watermark.metrics import psnr
+from engines.watermark.rotation import rotate_equirect_matrix
+from engines.watermark.verification import bit_accuracy, verify
 
 
 def axis_angle_matrix(axis: np.ndarray, angle_deg: float) -> np.ndarray:
@@ -40,7 +43,7 @@ def rotation_sweep(image: np.ndarray, key: str, angles: list[float] | None = Non
     normalised bispectrum unchanged. Returns a dict with ``angles`` and, per method,
     ``accuracy`` (list), ``bits``, ``psnr`` and ``flatten`` (accuracy after flattening).
 
-    >>> from engines.watermark.image import load_example, resize
+    >>> from engines.watermark import load_example, resize
     >>> r = rotation_sweep(resize(load_example("sunrise"), 0.5), "k", angles=[0, 30])
     >>> r["ours"]["accuracy"]
     [1.0, 1.0]
@@ -66,8 +69,6 @@ def rotation_sweep(image: np.ndarray, key: str, angles: list[float] | None = Non
         note(0.4, "embedding (DWT-DCT)")
         dd = DwtDctBaseline(bits=cfg.bits)
         dd_img = dd.embed_checked(image, bits)
-        from engines.watermark.image import psnr
-
         methods[f"DWT-DCT (invisible-watermark, step {dd.scale})"] = (dd_img, dd.decode, bits, psnr(image, dd_img))
     else:
         out["note"] = "invisible-watermark is not installed: DWT-DCT baseline skipped"
@@ -97,8 +98,8 @@ def pilot_z_scores(images: list[np.ndarray], keys: list[str], config: WatermarkC
     import torch
 
     from engines.watermark.bispectrum import TripleProduct
-    from engines.watermark.core import carriers_for
-    from engines.watermark.image import luminance
+    from engines.watermark.carriers import carriers_for
+    from engines.watermark.image_io import luminance
     from engines.watermark.sht import TorchSHT
 
     cfg = config or WatermarkConfig()

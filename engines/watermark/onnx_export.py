@@ -14,15 +14,10 @@ import torch
 
 from engines.common.onnx_runtime import ort_session
 from engines.common.paths import CACHE_DIR
-from engines.watermark.core import (
-    VerifyResult,
-    WatermarkConfig,
-    _get_verifier,
-    carriers_for,
-    luminance,
-    verify_result,
-)
-from engines.watermark.image import validate_image
+from engines.watermark.carriers import carriers_for, get_verifier
+from engines.watermark.config import WatermarkConfig
+from engines.watermark.image_io import luminance, validate_image
+from engines.watermark.verification import VerifyResult, verify_result
 
 
 def default_path(key: str, config: WatermarkConfig, height: int, width: int) -> Path:
@@ -41,7 +36,7 @@ def export_verifier(key: str, config: WatermarkConfig | None = None, height: int
     '.onnx'
     """
     cfg = config or WatermarkConfig()
-    ver, _ = _get_verifier(key, cfg, height, width)
+    ver, _ = get_verifier(key, cfg, height, width)
     ver_cpu = _cpu_copy(ver)
     out = Path(path) if path is not None else default_path(key, cfg, height, width)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -74,15 +74,33 @@ def _check(hard: np.ndarray, cap: int) -> str | None:
         return None
 
 
-def decode_text(scores: np.ndarray, flips: int = 2, candidates: int = 8) -> str | None:
-    """Soft scores (positive = bit 1) -> text, or ``None`` when no candidate checks out."""
+def decode_text(scores: np.ndarray, flips: int = 2, candidates: int = 8,
+                doubt: np.ndarray | None = None) -> str | None:
+    """Soft scores (positive = bit 1) -> text, or ``None`` when no candidate checks out.
+
+    The bits tried first are the least reliable: smallest ``|score|``, or, with ``doubt`` (per bit,
+    >= 0: how much an erasure such as an occluded cap may have moved it), smallest
+    ``|score| / (1 + doubt / median(doubt))``.
+
+    >>> s = encode_text("hi", 64).astype(float) * 2 - 1
+    >>> s[3] = -1.5 * s[3]                       # a confident wrong bit: not among the weakest ...
+    >>> decode_text(s) is None
+    True
+    >>> doubt = np.zeros(64); doubt[3] = 50.0; doubt[10] = 1.0   # ... unless the erasure names it
+    >>> decode_text(s, doubt=doubt)
+    'hi'
+    """
     scores = np.asarray(scores, dtype=np.float64)
     cap = text_capacity(len(scores))
     if cap == 0:
         return None
     hard = (scores > 0).astype(np.uint8)
-    used = scores[: 8 * (cap + 2)]
-    weakest = np.argsort(np.abs(used))[:candidates]
+    n = 8 * (cap + 2)
+    reliability = np.abs(scores[:n])
+    if doubt is not None:
+        d = np.asarray(doubt, dtype=np.float64)[:n]
+        reliability = reliability / (1.0 + d / (np.median(d[d > 0]) if (d > 0).any() else 1.0))
+    weakest = np.argsort(reliability, kind="stable")[:candidates]
     for n in range(flips + 1):
         for combo in itertools.combinations(weakest, n):
             trial = hard.copy()
@@ -91,6 +109,15 @@ def decode_text(scores: np.ndarray, flips: int = 2, candidates: int = 8) -> str 
             if text is not None:
                 return text
     return None
+
+
+def bits_hex(bits: np.ndarray) -> str:
+    """0/1 bits as hexadecimal, most significant bit first (a last partial byte is zero-padded).
+
+    >>> bits_hex(np.array([1, 0, 1, 0, 1, 1, 1, 1]))
+    'af'
+    """
+    return np.packbits(np.asarray(bits, dtype=np.uint8)).tobytes().hex()
 
 
 def as_bits(message: str | np.ndarray | list, bits: int) -> tuple[np.ndarray, bool]:

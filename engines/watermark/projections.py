@@ -6,7 +6,7 @@ samples it uniformly in the angle itself (face coordinate ``a`` in [-1, 1] maps 
 coordinate ``u = tan(pi a / 4)``), which spreads pixels more evenly over the sphere.
 
 Both directions resample with OpenCV's ``cv2.remap`` (bicubic), an interpolator independent of
-the Keys bicubic in :func:`engines.watermark.image.sample_equirect`, so a round trip through
+the Keys bicubic in :func:`engines.watermark.rotation.sample_equirect`, so a round trip through
 these functions is an honest stand-in for a real pipeline, not our own resampler undoing itself.
 
 Conventions as in :mod:`engines.watermark.sht`: pixel ``(i, j)`` of an ``H x W`` panorama sits
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.watermark.errors import ImageFormatError
-from engines.watermark.image import validate_image
+from engines.watermark.image_io import validate_image
 
 #: Face order: +x, -x, +y, -y, +z (up), -z (down). Each row: (centre, right, down) unit vectors.
 FACES = np.array([
@@ -70,7 +70,7 @@ def _check_face_size(face: int) -> int:
 def equirect_to_cubemap(image: np.ndarray, face: int | None = None, eac: bool = False) -> np.ndarray:
     """Six ``face x face`` cube faces (``6 x F x F x 3`` uint8) of a panorama; ``face`` defaults to W/4.
 
-    >>> from engines.watermark.image import load_example
+    >>> from engines.watermark.image_io import load_example
     >>> equirect_to_cubemap(load_example("sunrise")).shape
     (6, 256, 256, 3)
     """
@@ -133,7 +133,8 @@ def cubemap_to_equirect(faces: np.ndarray, height: int, eac: bool = False) -> np
 def cubemap_round_trip(image: np.ndarray, eac: bool = False, face: int | None = None) -> np.ndarray:
     """Equirectangular -> six cube (or EAC) faces -> equirectangular at the same size (uint8).
 
-    >>> from engines.watermark.image import load_example, psnr
+    >>> from engines.watermark.image_io import load_example
+    >>> from engines.watermark.metrics import psnr
     >>> img = load_example("sunrise")
     >>> bool(psnr(img, cubemap_round_trip(img)) > 30), bool(psnr(img, cubemap_round_trip(img, eac=True)) > 30)
     (True, True)

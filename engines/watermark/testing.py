@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engines.watermark.image import random_rotation, rotate_equirect_matrix
+from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
 
 
 def assert_invariant(fn: Callable[[np.ndarray], np.ndarray], image: np.ndarray, n_rotations: int = 4,
