@@ -1,6 +1,6 @@
 """Dueling bandits tab: RCDP-UCB against baselines under post-serving contexts, delays, corruption.
 
-UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sweep``/``sweep_T``).
+UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sweep``).
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from demos.ui import (
 from engines.bandits import (
     BASE_ALGORITHMS,
     DELAYS,
+    LIMITS,
     MAPPINGS,
     PRESETS,
     SimConfig,
@@ -33,7 +34,7 @@ from engines.bandits import (
     loglog_slope,
     preset_config,
     simulate,
-    sweep_within_budget,
+    sweep,
 )
 from engines.common import ASSETS_DIR, InputError
 
@@ -148,6 +149,12 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
     return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
 
 
+def _number(value, name: str):
+    """A control's value within the engine's bounds for that field (``engines.bandits.LIMITS``)."""
+    lim = LIMITS[name]
+    return number(value, lim.label, lim.lo, lim.hi, whole=lim.whole)
+
+
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
             corruption_budget, algorithms, baselines_ps, mode, exploration) -> SimConfig:
     algos = choices(algorithms, "algorithms", BASE_ALGORITHMS)
@@ -158,14 +165,11 @@ def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, del
         if not post_serving:
             raise InputError("'baselines use the predictor' needs post-serving context: tick it too")
         algos = [a if a == "RCDP-UCB" else f"{a}+PS" for a in algos]
-    d = number(d, "d (pre-serving dimension)", 1, 50, whole=True)
-    K = number(K, "K (arms per round)", 2, 50, whole=True)
-    T = number(T, "T (rounds)", 1, None, whole=True)
-    seeds = number(seeds, "seeds (independent runs)", 1, 50, whole=True)
-    delay_mean = number(delay_mean, "stochastic delay mean mu (rounds)", 0, 1e6)
-    delay_std = number(delay_std, "Gaussian delay std (rounds)", 0, 1e6)
-    delay_budget = number(delay_budget, "adversarial delay budget Lambda (rounds)", 0, 1e12, whole=True)
-    corruption_budget = number(corruption_budget, "corruption budget C (flips)", 0, 1e9, whole=True)
+    d, K, T, seeds, delay_mean, delay_std, delay_budget, corruption_budget = (
+        _number(v, name) for v, name in ((d, "d"), (K, "K"), (T, "T"), (seeds, "n_seeds"),
+                                         (delay_mean, "delay_mean"), (delay_std, "delay_std"),
+                                         (delay_budget, "delay_budget"),
+                                         (corruption_budget, "corruption_budget")))
     return SimConfig(d=d, K=K, T=T, n_seeds=seeds, phi=choice(phi, "mapping phi", MAPPINGS),
                      post_serving=post_serving, delay=choice(delay, "delay regime", DELAYS),
                      delay_mean=delay_mean, delay_std=delay_std, delay_budget=delay_budget,
@@ -222,7 +226,7 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
     except ValueError:
         raise InputError("values must be numbers separated by commas, e.g. 0, 10, 25, 50") from None
     key = SWEEP_PARAMS[choice(param, "sweep", SWEEP_PARAMS)]
-    sw = sweep_within_budget(cfg, key, vals, progress=lambda f, m: progress(f, desc=m) if progress else None)
+    sw = sweep(cfg, key, vals, progress=lambda f, m: progress(f, desc=m) if progress else None)
     rows = [[r[sw.param], r["algorithm"], round(r["final_regret_mean"], 1),
              round(r["final_regret_std"], 1)] for r in sw.rows()]
     return sweep_plot(sw, loglog=(key == "T")), rows
@@ -265,10 +269,10 @@ def build() -> None:
         preset_btn = gr.Button("Load preset", variant="secondary")
     preset_note = gr.Markdown(v_note)
     with gr.Row():
-        d = gr.Slider(1, 50, value=v_d, step=1, label="d (pre-serving dimension)")
-        K = gr.Slider(2, 50, value=v_K, step=1, label="K (arms per round)")
+        d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
+        K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
         T = gr.Number(value=v_T, precision=0, label="T (rounds)")
-        seeds = gr.Slider(1, 50, value=v_seeds, step=1, label="seeds (independent runs)")
+        seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
     with gr.Row():
         post_serving = gr.Checkbox(value=v_ps, label="post-serving context y = phi(x)")
         phi = gr.Dropdown(list(MAPPINGS), value=v_phi, label="mapping phi")

@@ -17,11 +17,11 @@ from torch.testing import assert_close
 
 from engines.bandits import SimConfig, apply_phi, simulate, true_params
 from engines.bandits import kernels as kn
+from engines.bandits.algorithms import ALGORITHMS, kernel_params
 from engines.bandits.config import MAPPINGS, post_dim
 from engines.bandits.envs import CHUNK, Streams
-from engines.bandits.experiments import loglog_slope, preset_config, sweep, sweep_T
+from engines.bandits.experiments import loglog_slope, preset_config, sweep
 from engines.bandits.predictor import BatchedMLP
-from engines.bandits.simulate import _params
 from engines.common.errors import InputError
 
 
@@ -66,9 +66,9 @@ def _ref_select(kind, Z, theta, Ainv, c, gum):
 def _ref_run(cfg: SimConfig, name: str, seed_idx: int = 0):
     """The reference's loop for one x-only learner (e = 0), on the engine's streams."""
     base = name
-    kind = kn.KIND[base]
+    kind = ALGORITHMS[base].kind
     d, _K, T = cfg.d, cfg.K, cfg.T
-    prm = _params(cfg, base, False, d)
+    prm = kernel_params(cfg, name)
     tp = true_params(cfg)
     st = Streams(cfg, need_gumbel=True)
     Xs, Us, Ds, Gs = [], [], [], []
@@ -182,7 +182,7 @@ def test_newton_mle_solves_the_estimating_equation(n, p):
     o = (rng.random(n) < _sig(Z @ rng.normal(size=p))).astype(float)
     w = rng.uniform(0.05, 1.0, size=n)
     th = np.zeros(p)
-    kn.newton_mle(th, Z, o, w, n, 1.0, 50, 1e-10)
+    kn.newton_mle(th, np.ascontiguousarray(Z.T), o, w, n, 1.0, 50, 1e-10, np.empty(n), np.empty(n), np.empty(n))
     grad = th + Z.T @ (w * (_sig(Z @ th) - o))       # lam * theta + sum w (g(z theta) - o) z
     assert np.linalg.norm(grad) < 1e-8
     # a small perturbation increases the regularised weighted negative log-likelihood
@@ -308,7 +308,7 @@ def test_rcdp_weights_clip_below_one():
 def test_clean_regret_is_sublinear():
     cfg = SimConfig(T=4000, n_seeds=4, delay="none", corruption="none", algorithms=("RCDP-UCB",),
                     mode="fast")
-    s = sweep_T(cfg, [500, 1000, 2000, 4000])
+    s = sweep(cfg, "T", [500, 1000, 2000, 4000])
     slope = loglog_slope(s.values, s.mean["RCDP-UCB"])
     assert 0.1 < slope < 0.85, slope
 
@@ -346,7 +346,7 @@ def test_sweep_over_corruption_budget_is_monotone_for_flips():
     ({"delay_mean": 1e300}, "stochastic delay mean mu"),
     ({"delay_std": float("nan")}, "Gaussian delay std"),
     ({"delay_budget": 10**13}, "adversarial delay budget Lambda"),
-    ({"K": 1}, "K >= 2"),
+    ({"K": 1}, r"K \(arms per round\) must be at least 2"),
     ({"phi": "nope"}, "unknown mapping"),
     ({"delay": "later"}, "unknown delay"),
     ({"algorithms": ("UCB",)}, "unknown algorithm"),
@@ -390,9 +390,9 @@ def test_csv_round_trip():
     np.testing.assert_allclose(got, res.regret["RCDB"][1], rtol=1e-5)
 
 
-@pytest.mark.parametrize("mod", ["engines.bandits", "engines.bandits.config", "engines.bandits.envs",
-                                 "engines.bandits.predictor", "engines.bandits.simulate",
-                                 "engines.bandits.experiments"])
+@pytest.mark.parametrize("mod", ["engines.bandits", "engines.bandits.algorithms", "engines.bandits.config",
+                                 "engines.bandits.cost", "engines.bandits.envs", "engines.bandits.predictor",
+                                 "engines.bandits.simulate", "engines.bandits.experiments"])
 def test_docstring_examples_run(mod):
     import doctest
     import importlib
@@ -434,3 +434,42 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
     assert measured / 3 <= est <= 10 * measured, (est, measured)
     fig2 = preset_config("Fig. 2 post-serving (abs), stochastic delay", n_seeds=5, mode="fast")
     assert 4 * estimate_seconds(fig2) < 300          # a 4-value sweep over C fits the tab's cap
+
+
+def test_the_engine_imports_torch_only_for_the_predictor_and_numba_only_to_simulate():
+    """Issue #39: `import engines.bandits` took 2.4 s because `engines.common` imported torch. In a
+    fresh process: importing costs numpy alone, a run without post-serving learners adds numba and
+    never torch, and torch comes with the first learner that trains the predictor."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import engines.bandits, engines.common
+print(sorted(m for m in ("torch", "numba", "onnxruntime", "gradio") if m in sys.modules))
+from engines.bandits import SimConfig, simulate
+simulate(SimConfig(T=20, n_seeds=1, algorithms=("RCDP-UCB", "MaxInP")))
+print(sorted(m for m in ("torch", "numba") if m in sys.modules))
+simulate(SimConfig(T=20, n_seeds=1, post_serving=True, phi="abs", algorithms=("RCDP-UCB",)))
+print(sorted(m for m in ("torch", "numba") if m in sys.modules))
+from engines.common import get_device
+print(get_device("cpu"))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    assert out.stdout.split("\n")[:4] == ["[]", "['numba']", "['numba', 'torch']", "cpu"], out.stdout
+
+
+def test_result_serialises_itself():
+    import json
+
+    res = simulate(SimConfig(T=50, n_seeds=3, algorithms=("RCDP-UCB", "MaxInP"), corruption_budget=5))
+    d = json.loads(json.dumps(res.to_dict(points=4)))   # plain JSON, nothing lost on the way
+    assert d["config"]["n_seeds"] == 3 and d["config"]["algorithms"] == ["RCDP-UCB", "MaxInP"]
+    assert [(r["algorithm"], r["rank"]) for r in d["table"]] == [(r["algorithm"], r["rank"]) for r in res.table()]
+    for r in d["table"]:
+        mean, std = res.final()[r["algorithm"]]
+        assert r["final_regret_mean"] == pytest.approx(mean, abs=1e-6) and r["final_regret_std"] == pytest.approx(std, abs=1e-6)
+    assert d["curves"]["round"] == [1, 17, 34, 50]
+    assert d["curves"]["mean"]["MaxInP"][-1] == pytest.approx(res.final()["MaxInP"][0], abs=1e-6)
+    assert d["diagnostics"]["RCDP-UCB"]["flipped"] == res.diagnostics["RCDP-UCB"]["flipped"]
+    assert "curves" not in res.to_dict()

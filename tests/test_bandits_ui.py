@@ -1,6 +1,8 @@
 """UI-callback tests for the Dueling bandits tab: callbacks called as plain functions."""
 from __future__ import annotations
 
+import re
+
 import gradio as gr
 import pandas as pd
 import pytest
@@ -40,8 +42,8 @@ def test_post_serving_with_predictor_baselines_and_beta_t():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"T": 0}, r"T \(rounds\) must be at least 1"),
-    ({"K": 1}, r"K \(arms per round\) must be between 2 and 50"),
+    ({"T": 0}, r"T \(rounds\) must be between 1 and 1e\+09"),
+    ({"K": 1}, r"K \(arms per round\) must be between 2 and 500"),
     ({"algorithms": []}, "at least one algorithm"),
     ({"baselines_ps": True}, "needs post-serving"),
     ({"T": 20000, "seeds": 50, "post_serving": True}, "would take about"),
@@ -57,6 +59,28 @@ def test_bad_input_is_a_clean_gradio_error(kw, needle):
     with pytest.raises(gr.Error, match=needle) as err:
         ui.run_simulation(*_args(**kw), progress=None)
     assert len(str(err.value)) < 300  # never echoes a long input
+
+
+@pytest.mark.parametrize("field, control, tool_arg", [("d", "d", "d"), ("K", "K", "K"), ("T", "T", "T"),
+                                                      ("n_seeds", "seeds", "seeds"),
+                                                      ("corruption_budget", "corruption_budget", "corruption_budget")])
+def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
+    """Issue #41: the tab allowed d <= 50 and K <= 50 while MCP allowed d <= 200 and K <= 500 for the
+    same simulate. Both now read the engine's LIMITS: the largest value is a valid configuration
+    everywhere (nothing is run here) and one past it is refused everywhere, naming the bound."""
+    from demos import mcp_tools
+    from engines.bandits import LIMITS, SimConfig
+
+    lim = LIMITS[field]
+    assert getattr(ui._config(*_args(**{control: lim.hi})), field) == lim.hi
+    assert getattr(SimConfig(**{field: lim.hi}), field) == lim.hi
+    past, bound = lim.hi + 1, re.escape(f"must be between {lim.lo:g} and {lim.hi:g}")
+    with pytest.raises(gr.Error, match=bound):
+        ui.run_simulation(*_args(**{control: past}), progress=None)
+    with pytest.raises(gr.Error, match=f"{tool_arg} {bound}"):
+        mcp_tools.bandit_simulate(**{tool_arg: past})
+    with pytest.raises(ValueError, match=bound):
+        SimConfig(**{field: past})
 
 
 def test_regret_plot_draws_a_bounded_number_of_points():

@@ -21,18 +21,19 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: The command's per-item function, wrapped to send this process SIGINT (what Ctrl-C sends) as
-#: item number AT starts, so the interrupt lands inside that item every time.
-#: argv: engine, function name, AT, the command's own arguments.
+#: The command's per-item function, wrapped to send this process SIGINT (what Ctrl-C sends; or the
+#: signal named in $STOP_SIGNAL) as item number AT starts, so the interrupt lands inside that item
+#: every time. argv: engine, function name, AT, the command's own arguments.
 _INTERRUPT_AT = """
 import importlib, os, signal, sys
 engine, fn, at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+stop = getattr(signal, os.environ.get("STOP_SIGNAL", "SIGINT"))
 cli = importlib.import_module(f"engines.{engine}.cli")
 real, calls = getattr(cli, fn), []
 def work(*args):
     calls.append(1)
     if len(calls) == at:
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), stop)
     return real(*args)
 setattr(cli, fn, work)
 sys.exit(cli.main(sys.argv[4:]))
@@ -55,9 +56,10 @@ def _cli(engine: str, *args, cwd: Path | None = None) -> subprocess.CompletedPro
                           env=_env(), capture_output=True, text=True, timeout=300)
 
 
-def _cli_interrupted_at(engine: str, fn: str, at: int, *args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _cli_interrupted_at(engine: str, fn: str, at: int, *args, cwd: Path | None = None,
+                        stop: str = "SIGINT") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", _INTERRUPT_AT, engine, fn, str(at), *map(str, args)], check=False,
-                          cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300,
+                          cwd=cwd, env={**_env(), "STOP_SIGNAL": stop}, capture_output=True, text=True, timeout=300,
                           preexec_fn=_default_sigint)
 
 
@@ -296,3 +298,81 @@ def test_ctrl_c_mid_sweep_writes_the_finished_blocks(tmp_path):
     means = {r["corruption_budget"]: r["seeds"] for r in _report(out / "sweep.csv")}
     assert means == {"0": "1", "5": "1", "10": "0"}  # the value not reached has no seed
     assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.png", "sweep_runs.csv"]
+
+
+# ---------------------------------------------------------------------------------- SIGTERM
+def test_sigterm_mid_sweep_writes_the_finished_blocks_like_ctrl_c(tmp_path):
+    """Issue #39: `timeout` and job schedulers send SIGTERM; a sweep stopped so left an empty folder."""
+    out = tmp_path / "sweep"
+    proc = _cli_interrupted_at("bandits", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
+                               "0,5,10", "--seeds", "1", "--T", "60", "--algorithms", "RCDB", "--out", out, "--quiet",
+                               stop="SIGTERM")
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports it
+    assert _one_line(proc) == (f"terminated (SIGTERM) after 2 of 3 blocks; {out / 'sweep.csv'} (with "
+                               "sweep_runs.csv, sweep.png) covers those 2")
+    runs = _report(out / "sweep_runs.csv")
+    assert [(r["corruption_budget"], r["algorithm"]) for r in runs] == [("0", "RCDB"), ("5", "RCDB")]
+    assert {r["corruption_budget"]: r["seeds"] for r in _report(out / "sweep.csv")} == {"0": "1", "5": "1", "10": "0"}
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.png", "sweep_runs.csv"]
+
+
+def test_sigterm_mid_scan_leaves_the_sarif_of_the_files_scanned(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(6):
+        (src / f"m{i}.py").write_text(f"import os\n\n\ndef run{i}(cmd):\n    return os.system(cmd)\n")
+    out = tmp_path / "scan.sarif"
+    proc = _cli_interrupted_at("codeprm", "scan_one", 4, "scan", "src", "--out", out, "--quiet", "--no-analysers",
+                               cwd=tmp_path, stop="SIGTERM")
+    assert proc.returncode == 143
+    assert _one_line(proc) == f"terminated (SIGTERM) after 3 of 6 files; the SARIF in {out} covers those 3"
+    assert [f["uri"] for f in json.loads(out.read_text())["runs"][0]["properties"]["files"]] == [
+        f"src/m{i}.py" for i in range(3)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scan.sarif", "src"]  # no temp file left
+
+
+@pytest.mark.slow
+def test_sigterm_from_outside_ends_embed_in_one_line(tmp_path):
+    """SIGTERM sent from outside while the second of three images is marked, as `timeout` sends it:
+    the images done, a report of exactly those, one line, exit 143."""
+    d, e = tmp_path / "D", tmp_path / "E"
+    _panoramas(d, [f"p{i}.png" for i in range(3)])
+    proc = subprocess.Popen([sys.executable, "-m", "engines.watermark", "embed", str(d), str(e), "--key", "k",
+                             "--message", "hi", "--quiet"], env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while not (e / "p0.png").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.terminate()  # SIGTERM
+    _, err = proc.communicate(timeout=120)
+    done = proc.returncode == 143 and re.fullmatch(
+        rf"terminated \(SIGTERM\) after (\d) of 3 files; {re.escape(str(e))}/report\.csv covers (those \d|that one)",
+        err.strip())
+    assert done, (proc.returncode, err)
+    n = int(done.group(1))
+    assert 1 <= n < 3
+    assert [r["file"] for r in _report(e / "report.csv")] == [f"p{i}.png" for i in range(n)]
+    assert sorted(p.name for p in e.iterdir()) == sorted([f"p{i}.png" for i in range(n)] + ["report.csv"])
+
+
+# ---------------------------------------------------------------------------------- sweep cost
+@pytest.mark.parametrize("flags, message", [
+    (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10000 \(got 1e\+09\)"),
+    (["--seeds", "1", "--T", "1000000000"],
+     r"error: a block \(corruption_budget=0, 1 seed\) is refused: this run would hold about [\d,]+ MB of arrays .*"),
+    (["--seeds", "10000", "--T", "20000"], r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
+                                            r"--max-hours 24\): use fewer values, seeds or rounds, or --mode fast"),
+])
+def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
+    """Issue #39: `--seeds 1000000000` grew past 1.5 GB, and `--T 1000000000 --seeds 1` failed its
+    block and then wrote an empty sweep.csv and sweep.png. Both, and a sweep whose estimate is days,
+    are refused at once by the cost model, before any folder or file is made."""
+    out = tmp_path / "sweep"
+    t0 = time.monotonic()
+    proc = _cli("bandits", "sweep", "--param", "corruption_budget", "--values", "0,25", *flags, "--out", out,
+                "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    assert re.fullmatch(message, _one_line(proc)), proc.stderr
+    assert time.monotonic() - t0 < 60  # no work started: imports and the estimate only
+    assert not out.exists()
+

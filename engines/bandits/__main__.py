@@ -1,4 +1,4 @@
-"""``python -m engines.bandits sweep ...``: see :mod:`engines.bandits.cli`."""
+"""``python -m engines.bandits run|sweep ...``: see :mod:`engines.bandits.cli`."""
 import sys
 
 from engines.bandits.cli import main
