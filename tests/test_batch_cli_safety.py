@@ -360,8 +360,8 @@ def test_sigterm_from_outside_ends_embed_in_one_line(tmp_path):
     (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10000 \(got 1e\+09\)"),
     (["--seeds", "1", "--T", "1000000000"],
      r"error: a block \(corruption_budget=0, 1 seed\) is refused: this run would hold about [\d,]+ MB of arrays .*"),
-    (["--seeds", "10000", "--T", "20000"], r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
-                                            r"--max-hours 24\): use fewer values, seeds or rounds, or --mode fast"),
+    (["--seeds", "10000", "--T", "20000"], (r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
+                                             r"--max-hours 24\): use fewer values, seeds or rounds, or --mode fast")),
 ])
 def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
     """Issue #39: `--seeds 1000000000` grew past 1.5 GB, and `--T 1000000000 --seeds 1` failed its
