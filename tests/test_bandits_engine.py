@@ -413,9 +413,51 @@ def test_estimate_counts_the_per_round_cost():
     """T = 10^7 at d=1, K=2 ran 38 s while the model without a per-round term said 0.15 s."""
     from engines.bandits import estimate_seconds
 
-    assert estimate_seconds(SimConfig(T=10**7, n_seeds=1, d=1, K=2, algorithms=("MaxInP",))) >= 20
-    small = SimConfig(T=50_000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none")
-    assert simulate(small).seconds <= 3 * estimate_seconds(small)
+    assert estimate_seconds(SimConfig(T=10**7, n_seeds=1, d=1, K=2, algorithms=("MaxInP",))) >= 2
+
+
+_CHEAP = {  # each well under a second of CPU; between them every term of the cost model
+    "linear, faithful": dict(T=2000, n_seeds=5),
+    "linear, fast, 2 algorithms": dict(T=20000, n_seeds=2, mode="fast", algorithms=("RCDP-UCB", "RCDB")),
+    "MaxInP d=1 K=2, 3e5 rounds": dict(T=300_000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none"),
+    "RCDB d=5 K=50": dict(T=3000, n_seeds=2, d=5, K=50, algorithms=("RCDB",)),
+    "Fig. 3 faithful (T=400)": dict(T=400, n_seeds=2, post_serving=True, phi="abs"),
+    "Fig. 2 fast (T=300)": dict(T=300, n_seeds=2, post_serving=True, phi="abs", mode="fast",
+                                algorithms=("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")),
+}
+
+
+def _cpu(fn) -> float:
+    import time
+
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+@pytest.mark.parametrize("name", list(_CHEAP))
+def test_estimate_is_within_half_to_double_of_a_measured_run(name):
+    """Issue #39: the tab's Fig. 3 preset showed an ETA of 28.7 s and took 66-98 s, a Fig. 2 sweep
+    2.9 s and took 74 s. The estimate is a cost model fitted to runs on this machine class
+    (benchmarks/bandits_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
+    CPU seconds (runs are single-threaded: the wall time of an unloaded machine), so a busy test
+    machine does not decide the test."""
+    from engines.bandits import estimate_seconds
+
+    simulate(SimConfig(T=5, n_seeds=1, post_serving=True, phi="abs", algorithms=("RCDP-UCB", "RCDB+PS")))  # load
+    cfg = SimConfig(**_CHEAP[name])
+    cpu = _cpu(lambda: simulate(cfg))
+    assert 0.5 <= estimate_seconds(cfg) / cpu <= 2.0, (estimate_seconds(cfg), cpu)
+
+
+def test_sweep_estimate_is_within_half_to_double_of_a_measured_sweep():
+    from engines.bandits import sweep_seconds
+
+    cfg = SimConfig(T=200, n_seeds=1, post_serving=True, phi="abs", mode="fast",
+                    algorithms=("RCDP-UCB", "RCDB+PS", "MaxInP+PS"))
+    simulate(dataclasses.replace(cfg, T=5))
+    cpu = _cpu(lambda: sweep(cfg, "corruption_budget", [0, 25, 50]))
+    assert 0.5 <= sweep_seconds(cfg, "corruption_budget", [0, 25, 50]) / cpu <= 2.0
 
 
 def test_predictor_estimate_has_the_measured_order_of_magnitude():
@@ -429,7 +471,7 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
                        algorithms=PS_ALGORITHMS[:2]))               # compile the kernels first
     cfg = SimConfig(T=800, n_seeds=2, post_serving=True, phi="abs", mode="fast",
                     algorithms=PS_ALGORITHMS[:2], max_seconds=1e9)
-    measured = simulate(cfg).seconds
+    measured = _cpu(lambda: simulate(cfg))  # CPU seconds: the wall time of an unloaded machine
     est = estimate_seconds(cfg)
     assert measured / 3 <= est <= 10 * measured, (est, measured)
     fig2 = preset_config("Fig. 2 post-serving (abs), stochastic delay", n_seeds=5, mode="fast")

@@ -83,6 +83,35 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
         SimConfig(**{field: past})
 
 
+def _shown_wait_and_cpu(call) -> tuple[float, float]:
+    """(the wait the tab shows when the call starts, in seconds; CPU seconds the call took)."""
+    import time
+
+    shown = []
+    t0 = time.process_time()
+    call(lambda fraction, desc=None: shown.append(desc))
+    cpu = time.process_time() - t0
+    number, unit = re.match(r"about ([\d.]+) (s|min) \(estimated for this machine\)", shown[0]).groups()
+    assert any("left" in s for s in shown[1:])                      # then the time left as it runs
+    return float(number) * (60 if unit == "min" else 1), cpu
+
+
+def test_the_waits_shown_are_within_half_to_double_of_the_runs():
+    """Issue #39: the Fig. 3 preset showed an ETA of 28.7 s and took 66-98 s, a Fig. 2 sweep 2.9 s
+    and took 74 s. The tab now shows the engine's cost-model estimate (plus its own plot) when a
+    run or a sweep starts; on cheap versions of both it lies within 0.5x-2x of the CPU seconds the
+    call took (the wall time of an unloaded machine)."""
+    fig3 = _args(T=400, seeds=2, post_serving=True, phi="abs", mode="faithful", delay_mean=100.0,
+                 delay_std=100.0, corruption_budget=25, algorithms=list(ui.BASE_ALGORITHMS))
+    ui.run_simulation(*fig3, progress=None)                          # kernels, torch, matplotlib loaded
+    shown, cpu = _shown_wait_and_cpu(lambda p: ui.run_simulation(*fig3, progress=p))
+    assert 0.5 <= shown / cpu <= 2.0, (shown, cpu)
+    fig2 = _args(T=200, seeds=1, post_serving=True, phi="abs", baselines_ps=True, mode="fast",
+                 algorithms=["RCDP-UCB", "RCDB", "MaxInP"])
+    shown, cpu = _shown_wait_and_cpu(lambda p: ui.run_sweep(*fig2, "corruption budget C", "0, 25, 50", progress=p))
+    assert 0.5 <= shown / cpu <= 2.0, (shown, cpu)
+
+
 def test_regret_plot_draws_a_bounded_number_of_points():
     from engines.bandits import SimConfig, simulate
 

@@ -29,6 +29,7 @@ from engines.bandits.experiments import (
     loglog_slope,
     preset_config,
     sweep,
+    sweep_seconds,
 )
 from engines.bandits.simulate import SimResult, simulate
 
@@ -36,5 +37,5 @@ __all__ = [
     "ALGORITHMS", "BASE_ALGORITHMS", "DELAYS", "LIMITS", "MAPPINGS", "MAX_HORIZON", "MODES", "PRESETS",
     "SimConfig", "SimResult", "SweepResult", "apply_phi", "check_budget", "estimate_bytes",
     "estimate_seconds", "loglog_slope", "parse_algorithm", "post_dim", "preset_config", "simulate",
-    "sweep", "true_params",
+    "sweep", "sweep_seconds", "true_params",
 ]

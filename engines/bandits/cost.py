@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from engines.bandits.algorithms import (
     ALGORITHMS,
+    MAXPAIR,
+    RCDB,
     RCDP,
     feature_dim,
     learns_phi,
@@ -17,46 +19,76 @@ from engines.bandits.config import SimConfig
 from engines.bandits.envs import CHUNK, max_delay
 from engines.common.errors import InputError
 
-# Seconds per unit, measured on the shared 2-core CI machine under load (see
-# benchmarks/hardening_probes.py and benchmarks/RESULTS.md#hardening): on a quiet machine runs are
-# up to 4x faster, so the estimate errs on the long side.
-_C_STEP = 4e-6        # per seed-round-algorithm: the kernel's fixed cost of a round (3-5 us at d=1, K=2)
-_C_ROUND = 2.5e-9     # per seed-round-algorithm, times (K p^2 + K^2 p) for selection
-_C_MLE = 0.55e-9      # per history row per Newton sweep (about 3 a solve), times (p^2 + 16)(1 + p/10)
-# The three predictor constants were re-measured (issue #33): the old ones (1.33e-9, 6e-3, 2e-3)
-# made post-serving runs look 10-30x longer than they took (a fast 4-value sweep over C "about
-# 9 min" that ran in under a minute); these keep a 2-4x margin on the long side under load.
-_C_PRED = 0.4e-9      # per buffer row per predictor step, times B * (d H + H^2 + H e)
-_C_PY_STEP = 5e-4     # per round per predictor step when the predictor forces round-by-round work
-_C_PY_ALGO = 2e-4     # per round per algorithm on that path
-_C_OUTPUT = 0.3       # per algorithm: its curves as a plot and CSV at <= 2,000 / 501 points (0.2-0.3 s)
+#: The terms of the run-time model, each a count of work (see :func:`features`).
+FEATURES = ("run", "contexts", "rounds", "selection_kp2", "selection_k2p", "mle_rows", "mle_rows_p2",
+            "predictor_flops", "predictor_rounds", "predictor_algo_rounds")
+#: Seconds per unit of each term, fitted by ``benchmarks/bandits_cost_fit.py`` to CPU seconds of
+#: runs on the 2-core machine this project runs on (an unloaded machine's wall time; a busy one
+#: takes longer).
+COSTS = {
+    "run": 2.72e-4,
+    "contexts": 8.6e-9,
+    "rounds": 3.1e-7,
+    "selection_kp2": 6.74e-10,
+    "selection_k2p": 4.06e-10,
+    "mle_rows": 1.23e-8,
+    "mle_rows_p2": 7.39e-11,
+    "predictor_flops": 1.98e-10,
+    "predictor_rounds": 0.0,
+    "predictor_algo_rounds": 1.0e-4,
+}
+
+
+def _typical_delay(cfg: SimConfig) -> float:
+    """Rounds a typical sample waits before it arrives (how far the arrived history lags t)."""
+    if cfg.delay == "strategic":
+        return min(max_delay(cfg), cfg.delay_budget / max(cfg.T, 1) * 2)
+    return 0.0 if cfg.delay == "none" else float(cfg.delay_mean)
+
+
+def features(cfg: SimConfig) -> list[float]:
+    """The work of a run of ``cfg``, term by term (``FEATURES``): seeds x rounds x algorithms, the
+    pair selection's K p^2 and K^2 p multiply-adds, the weighted-MLE history rows RCDP-UCB
+    sweeps (about (T - delay)^2 / 2 in faithful mode, where every round with an arrival
+    re-solves over the whole history), the predictor's multiply-adds and its per-round Python."""
+    S, T, K, d, e = cfg.n_seeds, cfg.T, cfg.K, cfg.d, cfg.e_dim
+    f = dict.fromkeys(FEATURES, 0.0)
+    f["run"] = 1.0
+    f["contexts"] = S * T * K * (d + e)
+    n_pred = 0
+    arrived = max(T - _typical_delay(cfg), 0.0)
+    for name in cfg.algorithms:
+        kind = ALGORITHMS[parse_algorithm(name)[0]].kind
+        p = feature_dim(name, d, e)
+        n_pred += learns_phi(name, e)
+        f["rounds"] += S * T
+        f["selection_kp2"] += S * T * K * p * p
+        if kind in (RCDB, MAXPAIR):
+            f["selection_k2p"] += S * T * K * K * p
+        if kind == RCDP:
+            rows = arrived * arrived / 2
+            if cfg.mode == "fast":
+                rows = min(rows, 100 * 100 / 2 + arrived / cfg.fast_refit_growth)
+            f["mle_rows"] += S * rows
+            f["mle_rows_p2"] += S * rows * p * p
+    if n_pred:
+        H = cfg.predictor_hidden
+        rows = T * T if cfg.mode == "faithful" else T * min(2 * T, cfg.predictor_batch)
+        f["predictor_flops"] = n_pred * S * (d * H + H * H + H * e) * rows * cfg.predictor_epochs
+        f["predictor_rounds"] = T * cfg.predictor_epochs
+        f["predictor_algo_rounds"] = T * len(cfg.algorithms)
+    return [f[k] for k in FEATURES]
 
 
 def estimate_seconds(cfg: SimConfig) -> float:
-    """Run-time estimate (seconds) for ``cfg`` on a busy 2-core CPU, including the per-round cost
-    of every (seed, algorithm) and the plot and CSV of the curves at a bounded number of points;
-    used for the time cap.
+    """Run-time estimate (seconds) of ``simulate(cfg)`` on this project's 2-core machine: the
+    model's terms (:func:`features`) times their fitted costs (``COSTS``). Used for the caps and
+    shown as the expected wait.
 
     >>> estimate_seconds(SimConfig(T=100, n_seeds=1)) < 5
     True
     """
-    S, T, K, d, e = cfg.n_seeds, cfg.T, cfg.K, cfg.d, cfg.e_dim
-    total = _C_OUTPUT * len(cfg.algorithms)
-    n_pred = 0
-    for name in cfg.algorithms:
-        p = feature_dim(name, d, e)
-        n_pred += learns_phi(name, e)
-        total += S * T * (_C_STEP + _C_ROUND * (K * p * p + K * K * p))
-        if ALGORITHMS[parse_algorithm(name)[0]].kind == RCDP:
-            rows = T * T / 2 if cfg.mode == "faithful" else min(T * T / 2, 100 * 100 + T / cfg.fast_refit_growth)
-            total += _C_MLE * 3 * S * rows * (p * p + 16) * (1 + p / 10)
-    if cfg.uses_predictor:
-        H = cfg.predictor_hidden
-        flops = n_pred * S * (d * H + H * H + H * e)
-        rows = T * T if cfg.mode == "faithful" else T * min(2 * T, cfg.predictor_batch)
-        total += _C_PRED * flops * rows * cfg.predictor_epochs
-        total += T * (_C_PY_STEP * cfg.predictor_epochs + _C_PY_ALGO * len(cfg.algorithms))
-    return total
+    return float(sum(c * COSTS[k] for k, c in zip(FEATURES, features(cfg))))
 
 
 def estimate_bytes(cfg: SimConfig) -> float:

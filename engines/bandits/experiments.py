@@ -122,6 +122,26 @@ def sweep_values(param: str, values: Sequence[object], name: str | None = None) 
     return vals
 
 
+def _sweep_configs(cfg: SimConfig, param: str, vals: list[int | float]) -> list[SimConfig]:
+    """The runs a sweep makes: one per value, or over T one of the longest horizon."""
+    if param == "T":
+        if max(vals) > MAX_HORIZON or min(vals) < 1:
+            raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")
+        return [dataclasses.replace(cfg, T=max(vals))]
+    if param == "delay_budget" and cfg.delay != "strategic":
+        raise InputError("the delay budget only acts with the adversarial delay regime: choose it first")
+    return [dataclasses.replace(cfg, **{param: v}) for v in vals]
+
+
+def sweep_seconds(cfg: SimConfig, param: str, values: Sequence[float]) -> float:
+    """The estimated run time of :func:`sweep` (``cost.estimate_seconds`` of each of its runs).
+
+    >>> sweep_seconds(SimConfig(T=100, n_seeds=1), "corruption_budget", [0, 10]) < 5
+    True
+    """
+    return sum(estimate_seconds(c) for c in _sweep_configs(cfg, param, sweep_values(param, values)))
+
+
 def sweep(cfg: SimConfig, param: str, values: Sequence[float],
           progress: Callable[[float, str], None] | None = None) -> SweepResult:
     """Final regret of every algorithm against one parameter: the corruption budget C, the delay
@@ -142,14 +162,7 @@ def sweep(cfg: SimConfig, param: str, values: Sequence[float],
     [10.0, 40.0]
     """
     vals = sweep_values(param, values)
-    if param == "T":
-        if max(vals) > MAX_HORIZON or min(vals) < 1:
-            raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")
-        configs = [dataclasses.replace(cfg, T=max(vals))]
-    else:
-        if param == "delay_budget" and cfg.delay != "strategic":
-            raise InputError("the delay budget only acts with the adversarial delay regime: choose it first")
-        configs = [dataclasses.replace(cfg, **{param: v}) for v in vals]
+    configs = _sweep_configs(cfg, param, vals)
     for c in configs:
         check_budget(dataclasses.replace(c, max_seconds=float("inf")))  # rounds and memory, per run
     total = sum(estimate_seconds(c) for c in configs)
