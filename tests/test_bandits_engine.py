@@ -417,13 +417,14 @@ def test_estimate_counts_the_per_round_cost():
 
 
 _CHEAP = {  # each well under a second of CPU; between them every term of the cost model
-    "linear, faithful": dict(T=2000, n_seeds=5),
-    "linear, fast, 2 algorithms": dict(T=20000, n_seeds=2, mode="fast", algorithms=("RCDP-UCB", "RCDB")),
-    "MaxInP d=1 K=2, 3e5 rounds": dict(T=300_000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none"),
-    "RCDB d=5 K=50": dict(T=3000, n_seeds=2, d=5, K=50, algorithms=("RCDB",)),
-    "Fig. 3 faithful (T=400)": dict(T=400, n_seeds=2, post_serving=True, phi="abs"),
-    "Fig. 2 fast (T=300)": dict(T=300, n_seeds=2, post_serving=True, phi="abs", mode="fast",
-                                algorithms=("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")),
+    "linear, faithful": {"T": 2000, "n_seeds": 5},
+    "linear, fast, 2 algorithms": {"T": 20000, "n_seeds": 2, "mode": "fast", "algorithms": ("RCDP-UCB", "RCDB")},
+    "MaxInP d=1 K=2, 3e5 rounds": {"T": 300_000, "n_seeds": 1, "d": 1, "K": 2, "algorithms": ("MaxInP",),
+                                   "delay": "none"},
+    "RCDB d=5 K=50": {"T": 3000, "n_seeds": 2, "d": 5, "K": 50, "algorithms": ("RCDB",)},
+    "Fig. 3 faithful (T=400)": {"T": 400, "n_seeds": 2, "post_serving": True, "phi": "abs"},
+    "Fig. 2 fast (T=300)": {"T": 300, "n_seeds": 2, "post_serving": True, "phi": "abs", "mode": "fast",
+                            "algorithms": ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")},
 }
 
 
