@@ -1,4 +1,4 @@
-"""Fit the bandit engine's cost model (``engines/bandits/cost.py``) to runs measured on this machine.
+"""Fit the bandit engine's cost model (``engines/dueling/cost.py``) to runs measured on this machine.
 
 Runs a grid of configurations that exercises each term of the model (pair selection over d and K,
 the faithful and fast weighted MLE, the post-serving predictor in both modes, the per-round
@@ -21,15 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.bandits import SimConfig, preset_config, simulate
-from engines.bandits.cost import FEATURES, estimate_seconds, features
-from engines.bandits.experiments import PS_ALGORITHMS
+from engines.dueling import SimConfig, preset_config, simulate
+from engines.dueling.cost import FEATURES, estimate_seconds, features
+from engines.dueling.experiments import PS_ALGORITHMS
 
 OUT = Path(__file__).resolve().parent / "results" / "bandits_cost_fit.json"
 
 
 def grid() -> dict[str, SimConfig]:
-    """Configurations of 0.01-10 CPU seconds each, spanning the model's terms."""
+    """Configurations of 0.01-20 CPU seconds each, spanning the model's terms; those marked
+    "(once)" are timed once."""
     lin, fig2, fig3 = ("Fig. 1 linear, stochastic delay", "Fig. 2 post-serving (abs), stochastic delay",
                        "Fig. 3 representative (abs), stochastic delay")
     g = {}
@@ -43,6 +44,8 @@ def grid() -> dict[str, SimConfig]:
     g["Fig. 2 fast T=1500 S=1"] = preset_config(fig2, T=1500, n_seeds=1, mode="fast")
     g["Fig. 3 faithful T=600 S=1"] = preset_config(fig3, T=600, n_seeds=1)
     g["Fig. 3 faithful T=1200 S=1"] = preset_config(fig3, T=1200, n_seeds=1)
+    g["Fig. 3 faithful T=2000 S=1 (once)"] = preset_config(fig3, T=2000, n_seeds=1)
+    g["Fig. 2 faithful T=1000 S=1 (once)"] = preset_config(fig2, T=1000, n_seeds=1)
     for d, K in ((1, 2), (5, 50), (20, 20), (40, 10)):
         for alg in ("MaxInP", "RCDB", "CoLSTIM"):
             g[f"{alg} d={d} K={K} T=5000 S=2"] = SimConfig(d=d, K=K, T=5000, n_seeds=2, algorithms=(alg,),
@@ -71,7 +74,7 @@ def main() -> None:
     simulate(SimConfig(T=5, n_seeds=1, post_serving=True, phi="abs", algorithms=PS_ALGORITHMS))  # load kernels
     rows = []
     for name, cfg in grid().items():
-        cpu = measure(cfg, a.repeats)
+        cpu = measure(cfg, 1 if "(once)" in name else a.repeats)
         rows.append({"config": name, "cpu_s": cpu, "estimate_s": estimate_seconds(cfg),
                      "features": dict(zip(FEATURES, features(cfg)))})
         print(f"{name:40s} cpu {cpu:7.3f} s  estimate {rows[-1]['estimate_s']:7.3f} s  "
@@ -87,7 +90,7 @@ def main() -> None:
         fit = X @ coef
         report["fit"] = dict(zip(FEATURES, coef.tolist()))
         report["fit_ratio_range"] = [float((fit / y).min()), float((fit / y).max())]
-        print("\nfitted constants (paste into engines/bandits/cost.py COSTS):")
+        print("\nfitted constants (paste into engines/dueling/cost.py COSTS):")
         for f, c in zip(FEATURES, coef):
             print(f"    {f!r}: {c:.3g},")
         print(f"fit / measured: {(fit / y).min():.2f} .. {(fit / y).max():.2f}")

@@ -6,7 +6,7 @@ Three measurements, each of whole processes started from a shell-like ``subproce
   stochastic --n_runs 20 --T 2000`` (github.com/youngmin0oh/rcdp-public, MIT; its
   ``main.py``, ``experiments.py`` and ``contextual_dueling_bandit.py`` copied into the git-ignored
   ``ref/``, run from a scratch folder because it writes ``results/`` there) and ours,
-  ``python -m engines.bandits run --preset "Fig. 1 linear, stochastic delay" --seeds 20 --T 2000
+  ``python -m engines.dueling run --preset "Fig. 1 linear, stochastic delay" --seeds 20 --T 2000
   --mode faithful|fast --out DIR --quiet``: the same configuration (d = K = 10, C = 25, N(100,
   100^2) delays, the five algorithms, 20 runs). Both write the regret curves of every round as
   CSV; the reference also draws a PDF, ours writes summary.json (``--plot`` adds a PNG, measured
@@ -42,8 +42,8 @@ REF = ROOT / "ref"
 OUT = ROOT / "benchmarks" / "results" / "bandits_startup.json"
 PY = sys.executable
 PRESET = "Fig. 1 linear, stochastic delay"
-MODULES = ("engines.common", "engines.bandits", "engines.watermark", "engines.guardrail", "engines.codeprm",
-           "engines.bandits.cli", "engines.watermark.cli", "engines.codeprm.cli")
+MODULES = ("engines.common", "engines.dueling", "engines.watermark", "engines.guardrail", "engines.codeprm",
+           "engines.dueling.cli", "engines.watermark.cli", "engines.codeprm.cli")
 HEAVY = ("numpy", "numba", "scipy", "torch", "onnxruntime", "matplotlib", "PIL", "transformers", "gradio", "ray")
 
 
@@ -73,7 +73,7 @@ def whole(turns: int, with_plot: bool) -> dict:
     commands = {"reference": ([PY, "main.py", "run", "linear", "--delay", "stochastic", "--n_runs", "20", "--T", "2000"],
                               scratch)}
     for mode in ("faithful", "fast"):
-        commands[f"ours {mode}"] = ([PY, "-m", "engines.bandits", "run", "--preset", PRESET, "--seeds", "20", "--T", "2000",
+        commands[f"ours {mode}"] = ([PY, "-m", "engines.dueling", "run", "--preset", PRESET, "--seeds", "20", "--T", "2000",
                                      "--mode", mode, "--out", str(scratch / f"ours_{mode}"), "--overwrite", "--quiet"], ROOT)
     if with_plot:
         commands["ours fast --plot"] = (commands["ours fast"][0][:-2] + ["--plot", "--overwrite", "--quiet"], ROOT)
@@ -103,11 +103,11 @@ def stamp(name):
     stamps.append((name, time.perf_counter() - w0, time.process_time() - c0))
 import numpy
 stamp("numpy")
-import engines.bandits.cli as cli
+import engines.dueling.cli as cli
 stamp("engine and command modules")
 import numba
 stamp("numba")
-from engines.bandits import SimConfig, simulate, preset_config
+from engines.dueling import SimConfig, simulate, preset_config
 simulate(SimConfig(T=1, n_seeds=1, algorithms=("MaxInP",)))
 stamp("numba initialisation and kernel loading (first simulate)")
 cfg = preset_config("Fig. 1 linear, stochastic delay", n_seeds=20, T=2000, mode=sys.argv[1])
@@ -142,7 +142,7 @@ def breakdown(repeats: int) -> dict:
         out[mode] = stages
     cold = Path(tempfile.mkdtemp(prefix="numba_cold_"))
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cold)}
-    t = timed([PY, "-m", "engines.bandits", "run", "--preset", PRESET, "--seeds", "20", "--T", "2000", "--mode",
+    t = timed([PY, "-m", "engines.dueling", "run", "--preset", PRESET, "--seeds", "20", "--T", "2000", "--mode",
                "fast", "--out", str(scratch / "cold"), "--quiet"], ROOT, env)
     out["fast, empty kernel cache (first run after install)"] = {"wall": t[0], "cpu": t[1]}
     shutil.rmtree(cold, ignore_errors=True)

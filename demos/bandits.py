@@ -1,6 +1,6 @@
 """Dueling bandits tab: RCDP-UCB against baselines under post-serving contexts, delays, corruption.
 
-UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sweep``).
+UI only: every action is one call into ``engines.dueling`` (``simulate`` or ``sweep``).
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from demos.ui import (
     number,
     text,
 )
-from engines.bandits import (
+from engines.common import ASSETS_DIR, InputError
+from engines.dueling import (
     BASE_ALGORITHMS,
     DELAYS,
     LIMITS,
@@ -39,7 +40,6 @@ from engines.bandits import (
     sweep,
     sweep_seconds,
 )
-from engines.common import ASSETS_DIR, InputError
 
 FIG_DIR = ASSETS_DIR / "bandits"
 
@@ -156,7 +156,7 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
 
 
 def _number(value, name: str):
-    """A control's value within the engine's bounds for that field (``engines.bandits.LIMITS``)."""
+    """A control's value within the engine's bounds for that field (``engines.dueling.LIMITS``)."""
     lim = LIMITS[name]
     return number(value, lim.label, lim.lo, lim.hi, whole=lim.whole)
 

@@ -240,11 +240,11 @@ def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corr
     Returns:
         a JSON object: table (per algorithm: rank, final_regret_mean, final_regret_std, min, max, in utility units), seconds, config (every SimConfig field), diagnostics (per algorithm: outcomes flipped, delay applied), exploration.
     """
-    from engines.bandits import LIMITS, SimConfig, simulate
+    from engines.dueling import LIMITS, SimConfig, simulate
 
     args = {"T": ("T", T), "n_seeds": ("seeds", seeds), "d": ("d", d), "K": ("K", K),
             "corruption_budget": ("corruption_budget", corruption_budget)}
-    # the engine's bounds (engines.bandits.LIMITS), under this tool's argument names
+    # the engine's bounds (engines.dueling.LIMITS), under this tool's argument names
     vals = {f: number(v, name, LIMITS[f].lo, LIMITS[f].hi, whole=LIMITS[f].whole) for f, (name, v) in args.items()}
     algos = tuple(a.strip() for a in _text("algorithms", algorithms, 200).split(",") if a.strip())
     cfg = SimConfig(**vals, corruption="strategic" if vals["corruption_budget"] > 0 else "none", delay=delay,

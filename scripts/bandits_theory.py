@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from engines.bandits import SimConfig, loglog_slope, sweep
+from engines.dueling import SimConfig, loglog_slope, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "bandits"

@@ -1,4 +1,4 @@
-"""Engine tests for the dueling-bandit simulator (engines/bandits).
+"""Engine tests for the dueling-bandit simulator (engines/dueling).
 
 The central check re-implements the reference's per-round loop (rcdp-public ``run_simulation``
 and the learners' ``select_arms`` / ``update``) in plain numpy, one seed and one sample at a time,
@@ -15,14 +15,14 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from engines.bandits import SimConfig, apply_phi, simulate, true_params
-from engines.bandits import kernels as kn
-from engines.bandits.algorithms import ALGORITHMS, kernel_params
-from engines.bandits.config import MAPPINGS, post_dim
-from engines.bandits.envs import CHUNK, Streams
-from engines.bandits.experiments import loglog_slope, preset_config, sweep
-from engines.bandits.predictor import BatchedMLP
 from engines.common.errors import InputError
+from engines.dueling import SimConfig, apply_phi, simulate, true_params
+from engines.dueling import kernels as kn
+from engines.dueling.algorithms import ALGORITHMS, kernel_params
+from engines.dueling.config import MAPPINGS, post_dim
+from engines.dueling.envs import CHUNK, Streams
+from engines.dueling.experiments import loglog_slope, preset_config, sweep
+from engines.dueling.predictor import BatchedMLP
 
 
 # ----------------------------------------------------------------------------- a plain reference
@@ -390,9 +390,9 @@ def test_csv_round_trip():
     np.testing.assert_allclose(got, res.regret["RCDB"][1], rtol=1e-5)
 
 
-@pytest.mark.parametrize("mod", ["engines.bandits", "engines.bandits.algorithms", "engines.bandits.config",
-                                 "engines.bandits.cost", "engines.bandits.envs", "engines.bandits.predictor",
-                                 "engines.bandits.simulate", "engines.bandits.experiments"])
+@pytest.mark.parametrize("mod", ["engines.dueling", "engines.dueling.algorithms", "engines.dueling.config",
+                                 "engines.dueling.cost", "engines.dueling.envs", "engines.dueling.predictor",
+                                 "engines.dueling.simulate", "engines.dueling.experiments"])
 def test_docstring_examples_run(mod):
     import doctest
     import importlib
@@ -401,7 +401,7 @@ def test_docstring_examples_run(mod):
 
 
 def test_std_ablation_uses_the_reference_seeds():
-    from engines.bandits.experiments import std_ablation
+    from engines.dueling.experiments import std_ablation
     out = std_ablation(stds=(0, 50), T=80, n_seeds=2, mode="fast")
     assert sorted(out) == [0.0, 50.0]
     assert out[50.0].config.seeds == [542, 642]          # 42 + 10 std + 100 r
@@ -411,7 +411,7 @@ def test_std_ablation_uses_the_reference_seeds():
 
 def test_estimate_counts_the_per_round_cost():
     """T = 10^7 at d=1, K=2 ran 38 s while the model without a per-round term said 0.15 s."""
-    from engines.bandits import estimate_seconds
+    from engines.dueling import estimate_seconds
 
     assert estimate_seconds(SimConfig(T=10**7, n_seeds=1, d=1, K=2, algorithms=("MaxInP",))) >= 2
 
@@ -443,7 +443,7 @@ def test_estimate_is_within_half_to_double_of_a_measured_run(name):
     (benchmarks/bandits_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
     CPU seconds (runs are single-threaded: the wall time of an unloaded machine), so a busy test
     machine does not decide the test."""
-    from engines.bandits import estimate_seconds
+    from engines.dueling import estimate_seconds
 
     simulate(SimConfig(T=5, n_seeds=1, post_serving=True, phi="abs", algorithms=("RCDP-UCB", "RCDB+PS")))  # load
     cfg = SimConfig(**_CHEAP[name])
@@ -452,7 +452,7 @@ def test_estimate_is_within_half_to_double_of_a_measured_run(name):
 
 
 def test_sweep_estimate_is_within_half_to_double_of_a_measured_sweep():
-    from engines.bandits import sweep_seconds
+    from engines.dueling import sweep_seconds
 
     cfg = SimConfig(T=200, n_seeds=1, post_serving=True, phi="abs", mode="fast",
                     algorithms=("RCDP-UCB", "RCDB+PS", "MaxInP+PS"))
@@ -465,8 +465,8 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
     """Issue #33: a fast sweep over C on the Fig. 2 preset was refused as "about 9 min" and ran in
     under a minute, because the predictor terms were 10-30x too high. The estimate of a measured
     post-serving run must now be within a factor 10 of it (and still on the long side of 1/3)."""
-    from engines.bandits import estimate_seconds
-    from engines.bandits.experiments import PS_ALGORITHMS
+    from engines.dueling import estimate_seconds
+    from engines.dueling.experiments import PS_ALGORITHMS
 
     simulate(SimConfig(T=20, n_seeds=1, post_serving=True, phi="abs", mode="fast",
                        algorithms=PS_ALGORITHMS[:2]))               # compile the kernels first
@@ -480,7 +480,7 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
 
 
 def test_the_engine_imports_torch_only_for_the_predictor_and_numba_only_to_simulate():
-    """Issue #39: `import engines.bandits` took 2.4 s because `engines.common` imported torch. In a
+    """Issue #39: `import engines.dueling` took 2.4 s because `engines.common` imported torch. In a
     fresh process: importing costs numpy alone, a run without post-serving learners adds numba and
     never torch, and torch comes with the first learner that trains the predictor."""
     import subprocess
@@ -488,9 +488,9 @@ def test_the_engine_imports_torch_only_for_the_predictor_and_numba_only_to_simul
 
     code = """
 import sys
-import engines.bandits, engines.common
+import engines.dueling, engines.common
 print(sorted(m for m in ("torch", "numba", "onnxruntime", "gradio") if m in sys.modules))
-from engines.bandits import SimConfig, simulate
+from engines.dueling import SimConfig, simulate
 simulate(SimConfig(T=20, n_seeds=1, algorithms=("RCDP-UCB", "MaxInP")))
 print(sorted(m for m in ("torch", "numba") if m in sys.modules))
 simulate(SimConfig(T=20, n_seeds=1, post_serving=True, phi="abs", algorithms=("RCDP-UCB",)))

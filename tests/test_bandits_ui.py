@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from demos import bandits as ui
-from engines.bandits import PRESETS
+from engines.dueling import PRESETS
 
 BASE = {"d": 4, "K": 5, "T": 120, "seeds": 2, "phi": "abs", "post_serving": False, "delay": "stochastic",
             "delay_mean": 10.0, "delay_std": 10.0, "delay_budget": 400, "corruption_budget": 5,
@@ -69,7 +69,7 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
     same simulate. Both now read the engine's LIMITS: the largest value is a valid configuration
     everywhere (nothing is run here) and one past it is refused everywhere, naming the bound."""
     from demos import mcp_tools
-    from engines.bandits import LIMITS, SimConfig
+    from engines.dueling import LIMITS, SimConfig
 
     lim = LIMITS[field]
     assert getattr(ui._config(*_args(**{control: lim.hi})), field) == lim.hi
@@ -113,7 +113,7 @@ def test_the_waits_shown_are_within_half_to_double_of_the_runs():
 
 
 def test_regret_plot_draws_a_bounded_number_of_points():
-    from engines.bandits import SimConfig, simulate
+    from engines.dueling import SimConfig, simulate
 
     res = simulate(SimConfig(T=5000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none"))
     import matplotlib.pyplot as plt
@@ -154,7 +154,7 @@ def test_presets_fill_every_control(name):
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_runs_as_loaded(name):
     """Issue #33: four presets left the mode at 'faithful' and Run refused them (about 25 min)."""
-    from engines.bandits import check_budget
+    from engines.dueling import check_budget
 
     *controls, _note = ui.load_preset(name)
     cfg = ui._config(*controls, ui.EXPLORATIONS[0])
@@ -180,7 +180,7 @@ def test_tab_opens_on_a_preset_that_matches_its_controls_and_says_adversarial():
 
 def test_sweep_over_c_on_a_post_serving_preset_is_not_refused():
     """Issue #33: a fast 4-value sweep over C was estimated at about 9 min; it takes under one."""
-    from engines.bandits import estimate_seconds
+    from engines.dueling import estimate_seconds
 
     *controls, _note = ui.load_preset("Fig. 2 post-serving (abs), stochastic delay")
     cfg = ui._config(*controls, ui.EXPLORATIONS[0])
@@ -200,7 +200,7 @@ def test_plots_leave_room_for_the_toolbar_and_keep_the_legend_off_the_data():
     legend outside the axes."""
     import numpy as np
 
-    from engines.bandits import SimConfig, simulate, sweep
+    from engines.dueling import SimConfig, simulate, sweep
 
     with gr.Blocks() as demo:
         ui.build()

@@ -277,7 +277,7 @@ def test_sweep_refuses_bad_values_and_outputs_it_would_replace(tmp_path):
     cases[("--values", "0", "--out", tmp_path / "old")] = (f"error: {tmp_path / 'old' / 'sweep.csv'} already exists; "
                                                            "give --overwrite to replace, or choose another output folder")
     for extra, message in cases.items():
-        proc = _cli("bandits", *base, *extra)
+        proc = _cli("dueling", *base, *extra)
         assert proc.returncode == 2, proc.stderr
         assert _one_line(proc) == message
     assert not (tmp_path / "a").exists()
@@ -288,7 +288,7 @@ def test_sweep_refuses_bad_values_and_outputs_it_would_replace(tmp_path):
 
 def test_ctrl_c_mid_sweep_writes_the_finished_blocks(tmp_path):
     out = tmp_path / "sweep"
-    proc = _cli_interrupted_at("bandits", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
+    proc = _cli_interrupted_at("dueling", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
                                "0,5,10", "--seeds", "1", "--T", "60", "--algorithms", "RCDB", "--out", out, "--quiet")
     assert proc.returncode == 130
     assert _one_line(proc) == (f"interrupted after 2 of 3 blocks; {out / 'sweep.csv'} (with sweep_runs.csv, "
@@ -304,7 +304,7 @@ def test_ctrl_c_mid_sweep_writes_the_finished_blocks(tmp_path):
 def test_sigterm_mid_sweep_writes_the_finished_blocks_like_ctrl_c(tmp_path):
     """Issue #39: `timeout` and job schedulers send SIGTERM; a sweep stopped so left an empty folder."""
     out = tmp_path / "sweep"
-    proc = _cli_interrupted_at("bandits", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
+    proc = _cli_interrupted_at("dueling", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
                                "0,5,10", "--seeds", "1", "--T", "60", "--algorithms", "RCDB", "--out", out, "--quiet",
                                stop="SIGTERM")
     assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports it
@@ -360,7 +360,7 @@ def test_sigterm_from_outside_ends_embed_in_one_line(tmp_path):
     (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10000 \(got 1e\+09\)"),
     (["--seeds", "1", "--T", "1000000000"],
      r"error: a block \(corruption_budget=0, 1 seed\) is refused: this run would hold about [\d,]+ MB of arrays .*"),
-    (["--seeds", "10000", "--T", "20000"], (r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
+    (["--seeds", "10000", "--T", "50000"], (r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
                                              r"--max-hours 24\): use fewer values, seeds or rounds, or --mode fast")),
 ])
 def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
@@ -369,7 +369,7 @@ def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
     are refused at once by the cost model, before any folder or file is made."""
     out = tmp_path / "sweep"
     t0 = time.monotonic()
-    proc = _cli("bandits", "sweep", "--param", "corruption_budget", "--values", "0,25", *flags, "--out", out,
+    proc = _cli("dueling", "sweep", "--param", "corruption_budget", "--values", "0,25", *flags, "--out", out,
                 "--quiet")
     assert proc.returncode == 2, proc.stderr
     assert re.fullmatch(message, _one_line(proc)), proc.stderr

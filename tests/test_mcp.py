@@ -175,7 +175,7 @@ def test_mcp_client_lists_and_calls_tools(app_url):
     table = {row["algorithm"]: row for row in sim_out["table"]}
     assert set(table) == {"RCDP-UCB", "MaxInP"}
     # the same run as a plain call into the engine (same seeds, same numbers)
-    from engines.bandits import SimConfig, simulate
+    from engines.dueling import SimConfig, simulate
 
     ref = simulate(SimConfig(T=200, n_seeds=2, algorithms=("RCDP-UCB", "MaxInP"), corruption_budget=25,
                              mode="fast")).final()

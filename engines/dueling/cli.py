@@ -1,8 +1,8 @@
-"""Command line of the dueling-bandit simulator: ``python -m engines.bandits run|sweep ...``.
+"""Command line of the dueling-bandit simulator: ``python -m engines.dueling run|sweep ...``.
 
 ``run [--preset NAME] [--T ..] [--d ..] [--K ..] [--phi ..] [--delay ..] [--mode ..]
 [--algorithms A,B] [--seeds N] --out DIR [--plot] [--every N] [--overwrite]`` runs one
-:func:`engines.bandits.simulate` (the reference's ``main.py run``) and writes
+:func:`engines.dueling.simulate` (the reference's ``main.py run``) and writes
 
 * ``DIR/regret.csv``: the cumulative-regret curves, tidy (round, regret, method, run, seed), every
   ``--every`` rounds (default: every round, as the reference writes them);
@@ -11,7 +11,7 @@
 * ``DIR/regret.png`` with ``--plot``: mean cumulative regret +/- 1 std over seeds.
 
 ``sweep --param P --values v1,v2,... --seeds N [--seeds-per-task B] [--max-hours H] [the run
-flags] --out DIR [--overwrite] [--ray [ADDRESS]]`` runs :func:`engines.bandits.simulate` once per
+flags] --out DIR [--overwrite] [--ray [ADDRESS]]`` runs :func:`engines.dueling.simulate` once per
 (value, block of B seeds) and writes
 
 * ``DIR/sweep_runs.csv``: one row per (value, seed, algorithm) with the final cumulative regret;
@@ -20,7 +20,7 @@ flags] --out DIR [--overwrite] [--ray [ADDRESS]]`` runs :func:`engines.bandits.s
 
 Seed r of the N is ``seed_base + 100 r`` (the simulator's convention), whichever block runs it,
 so ``--ray`` (one task per block) and one process give the same numbers. Before any work the
-cost model (``engines.bandits.cost``) refuses a sweep whose estimated CPU time is over
+cost model (``engines.dueling.cost``) refuses a sweep whose estimated CPU time is over
 ``--max-hours`` (default 24) or a block over the simulator's own caps; nothing is written then.
 A block that fails is reported and its seeds left out of the means; exit status 1 then, 2 on bad
 usage, else 0. DIR may be new or a folder, not a file; files of an earlier run there are
@@ -39,10 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.bandits.config import SimConfig
-from engines.bandits.cost import check_budget, estimate_seconds
-from engines.bandits.experiments import PRESETS, SWEEPABLE, preset_config, sweep_values
-from engines.bandits.simulate import SimResult, simulate
 from engines.common.batch import (
     INTERRUPTED,
     Item,
@@ -60,6 +56,10 @@ from engines.common.batch import (
     write_atomic,
 )
 from engines.common.errors import InputError
+from engines.dueling.config import SimConfig
+from engines.dueling.cost import check_budget, estimate_seconds
+from engines.dueling.experiments import PRESETS, SWEEPABLE, preset_config, sweep_values
+from engines.dueling.simulate import SimResult, simulate
 
 OUTPUTS = ("sweep_runs.csv", "sweep.csv", "sweep.png")
 RUN_OUTPUTS = ("regret.csv", "summary.json", "regret.png")
@@ -140,25 +140,37 @@ def check_cost(cfg: SimConfig, param: str, values: list, block: int, max_hours: 
     return total
 
 
-def _plot(path: Path, param: str, values: list, stats: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+def _axes(size: tuple[float, float]):
+    """A new matplotlib figure and axes (Agg, loaded on first use: only a plot needs it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    for name, (m, s) in stats.items():
-        ax.errorbar(values, m, yerr=s, marker="o", capsize=3, label=name)
-    ax.set_xlabel(param)
-    ax.set_ylabel("final cumulative regret (utility units)")
-    ax.set_title("mean +/- 1 std over seeds", fontsize=9)
+    return plt.subplots(figsize=size)
+
+
+def _png(fig, ax, xlabel: str, ylabel: str, title: str) -> bytes:
+    """Label, grid and legend ``ax``; the figure as PNG bytes (the figure is closed)."""
+    import matplotlib.pyplot as plt
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
-    write_atomic(path, buf.getvalue())
+    return buf.getvalue()
+
+
+def _plot(path: Path, param: str, values: list, stats: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    fig, ax = _axes((6.5, 4.2))
+    for name, (m, s) in stats.items():
+        ax.errorbar(values, m, yerr=s, marker="o", capsize=3, label=name)
+    write_atomic(path, _png(fig, ax, param, "final cumulative regret (utility units)", "mean +/- 1 std over seeds"))
 
 
 def write_outputs(out: Path, param: str, values: list, items: list[Item], rep: Report) -> None:
@@ -219,28 +231,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def _regret_png(res: SimResult) -> bytes:
     """Mean cumulative regret over seeds with a +/-1 std band, at most 2,000 points per curve."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     T = res.config.T
     idx = np.unique(np.linspace(0, T - 1, min(T, 2000)).astype(np.int64))
-    fig, ax = plt.subplots(figsize=(7, 4.3))
+    fig, ax = _axes((7, 4.3))
     for name, R in res.regret.items():
         m, sd = R[:, idx].mean(0), R[:, idx].std(0)
         (line,) = ax.plot(idx + 1, m, label=name)
         ax.fill_between(idx + 1, m - sd, m + sd, color=line.get_color(), alpha=0.15)
-    ax.set_xlabel("round t")
-    ax.set_ylabel("cumulative regret (utility units)")
-    ax.set_title(f"mean +/- 1 std over {res.config.n_seeds} seeds, mode {res.config.mode}", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
+    return _png(fig, ax, "round t", "cumulative regret (utility units)",
+                f"mean +/- 1 std over {res.config.n_seeds} seeds, mode {res.config.mode}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -298,7 +297,7 @@ def _config_arguments(p: argparse.ArgumentParser, seeds: int | None) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m engines.bandits",
+    ap = argparse.ArgumentParser(prog="python -m engines.dueling",
                                  description="Dueling-bandit simulations: one run, or sweeps over seeds.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     rn = sub.add_parser("run", help="one simulation: regret curves (CSV), summary (JSON), plot (--plot)")

@@ -26,7 +26,7 @@ import numpy as np
 from engines.common.errors import InputError
 
 if TYPE_CHECKING:
-    from engines.bandits.config import SimConfig
+    from engines.dueling.config import SimConfig
 
 # kernel branches (``kernels._select``)
 RCDP, RCDB, MAXINP, MAXPAIR, COLSTIM = range(5)

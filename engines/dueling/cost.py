@@ -6,7 +6,8 @@ over budget, all before any work.
 """
 from __future__ import annotations
 
-from engines.bandits.algorithms import (
+from engines.common.errors import InputError
+from engines.dueling.algorithms import (
     ALGORITHMS,
     MAXPAIR,
     RCDB,
@@ -15,27 +16,27 @@ from engines.bandits.algorithms import (
     learns_phi,
     parse_algorithm,
 )
-from engines.bandits.config import SimConfig
-from engines.bandits.envs import CHUNK, max_delay
-from engines.common.errors import InputError
+from engines.dueling.config import SimConfig
+from engines.dueling.envs import CHUNK, max_delay
 
 #: The terms of the run-time model, each a count of work (see :func:`features`).
 FEATURES = ("run", "contexts", "rounds", "selection_kp2", "selection_k2p", "mle_rows", "mle_rows_p2",
-            "predictor_flops", "predictor_rounds", "predictor_algo_rounds")
+            "predictor_flops", "predictor_flops_long", "predictor_rounds", "predictor_algo_rounds")
 #: Seconds per unit of each term, fitted by ``benchmarks/bandits_cost_fit.py`` to CPU seconds of
 #: runs on the 2-core machine this project runs on (an unloaded machine's wall time; a busy one
 #: takes longer).
 COSTS = {
-    "run": 2.72e-4,
-    "contexts": 8.6e-9,
-    "rounds": 3.1e-7,
-    "selection_kp2": 6.74e-10,
-    "selection_k2p": 4.06e-10,
-    "mle_rows": 1.23e-8,
-    "mle_rows_p2": 7.39e-11,
-    "predictor_flops": 1.98e-10,
+    "run": 3.06e-4,
+    "contexts": 8.07e-9,
+    "rounds": 2.92e-7,
+    "selection_kp2": 6.07e-10,
+    "selection_k2p": 4.23e-10,
+    "mle_rows": 1.24e-8,
+    "mle_rows_p2": 7.81e-11,
+    "predictor_flops": 2.62e-10,
+    "predictor_flops_long": 1.22e-11,
     "predictor_rounds": 0.0,
-    "predictor_algo_rounds": 1.0e-4,
+    "predictor_algo_rounds": 1.08e-4,
 }
 
 
@@ -50,7 +51,8 @@ def features(cfg: SimConfig) -> list[float]:
     """The work of a run of ``cfg``, term by term (``FEATURES``): seeds x rounds x algorithms, the
     pair selection's K p^2 and K^2 p multiply-adds, the weighted-MLE history rows RCDP-UCB
     sweeps (about (T - delay)^2 / 2 in faithful mode, where every round with an arrival
-    re-solves over the whole history), the predictor's multiply-adds and its per-round Python."""
+    re-solves over the whole history), the predictor's multiply-adds (and, for full-buffer
+    steps, the same times T / 1000) and its per-round Python."""
     S, T, K, d, e = cfg.n_seeds, cfg.T, cfg.K, cfg.d, cfg.e_dim
     f = dict.fromkeys(FEATURES, 0.0)
     f["run"] = 1.0
@@ -75,6 +77,8 @@ def features(cfg: SimConfig) -> list[float]:
         H = cfg.predictor_hidden
         rows = T * T if cfg.mode == "faithful" else T * min(2 * T, cfg.predictor_batch)
         f["predictor_flops"] = n_pred * S * (d * H + H * H + H * e) * rows * cfg.predictor_epochs
+        # full-buffer steps slow down per multiply-add as the buffer outgrows the caches
+        f["predictor_flops_long"] = f["predictor_flops"] * T / 1000 if cfg.mode == "faithful" else 0.0
         f["predictor_rounds"] = T * cfg.predictor_epochs
         f["predictor_algo_rounds"] = T * len(cfg.algorithms)
     return [f[k] for k in FEATURES]

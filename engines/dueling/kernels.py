@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from engines.bandits.algorithms import (
+from engines.dueling.algorithms import (
     DELAY_GAUSS,
     DELAY_GEOM,
     DELAY_STRATEGIC,

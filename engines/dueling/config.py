@@ -11,8 +11,8 @@ import math
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
-from engines.bandits.algorithms import ALGORITHMS, learns_phi, parse_algorithm
 from engines.common.errors import InputError
+from engines.dueling.algorithms import ALGORITHMS, learns_phi, parse_algorithm
 
 #: Pre -> post-serving mappings phi of the reference (``get_true_post_context``).
 MAPPINGS = ("polynomial", "abs", "cosine", "sinusoidal", "linear", "piecewise", "interaction")

@@ -5,13 +5,13 @@ over seeds (numba kernels, rank-one inverse updates, one batched predictor for a
 Importing it costs numpy alone: numba loads with the first simulation, torch only when a
 learner trains the post-serving predictor.
 
->>> from engines.bandits import SimConfig, simulate
+>>> from engines.dueling import SimConfig, simulate
 >>> res = simulate(SimConfig(T=40, n_seeds=2, algorithms=("RCDP-UCB", "MaxInP")))
 >>> sorted(res.regret)
 ['MaxInP', 'RCDP-UCB']
 """
-from engines.bandits.algorithms import ALGORITHMS, parse_algorithm
-from engines.bandits.config import (
+from engines.dueling.algorithms import ALGORITHMS, parse_algorithm
+from engines.dueling.config import (
     BASE_ALGORITHMS,
     DELAYS,
     LIMITS,
@@ -20,9 +20,9 @@ from engines.bandits.config import (
     SimConfig,
     post_dim,
 )
-from engines.bandits.cost import check_budget, estimate_bytes, estimate_seconds
-from engines.bandits.envs import apply_phi, true_params
-from engines.bandits.experiments import (
+from engines.dueling.cost import check_budget, estimate_bytes, estimate_seconds
+from engines.dueling.envs import apply_phi, true_params
+from engines.dueling.experiments import (
     MAX_HORIZON,
     PRESETS,
     SweepResult,
@@ -31,7 +31,7 @@ from engines.bandits.experiments import (
     sweep,
     sweep_seconds,
 )
-from engines.bandits.simulate import SimResult, simulate
+from engines.dueling.simulate import SimResult, simulate
 
 __all__ = [
     "ALGORITHMS", "BASE_ALGORITHMS", "DELAYS", "LIMITS", "MAPPINGS", "MAX_HORIZON", "MODES", "PRESETS",

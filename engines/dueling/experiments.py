@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engines.bandits.config import BASE_ALGORITHMS, LIMITS, SimConfig
-from engines.bandits.cost import check_budget, estimate_seconds
-from engines.bandits.simulate import SimResult, simulate
 from engines.common.errors import InputError
+from engines.dueling.config import BASE_ALGORITHMS, LIMITS, SimConfig
+from engines.dueling.cost import check_budget, estimate_seconds
+from engines.dueling.simulate import SimResult, simulate
 
 PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")
 

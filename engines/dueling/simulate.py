@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engines.bandits.algorithms import (
+from engines.common.errors import InputError
+from engines.dueling.algorithms import (
     ALGORITHMS,
     COLSTIM,
     RCDP,
@@ -23,10 +24,9 @@ from engines.bandits.algorithms import (
     learns_phi,
     parse_algorithm,
 )
-from engines.bandits.config import SimConfig
-from engines.bandits.cost import check_budget
-from engines.bandits.envs import CHUNK, Streams, apply_phi, max_delay, true_params
-from engines.common.errors import InputError
+from engines.dueling.config import SimConfig
+from engines.dueling.cost import check_budget
+from engines.dueling.envs import CHUNK, Streams, apply_phi, max_delay, true_params
 
 Progress = Callable[[float, str], None]
 
@@ -120,7 +120,7 @@ class _Learner:
         self.uses_pred = learns_phi(name, e)
         self.p = p = d + e if self.uses_pred else d
         self.prm = kernel_params(cfg, name)
-        from engines.bandits.kernels import (
+        from engines.dueling.kernels import (
             run_block,  # numba loads with the first run, not on import
         )
 
@@ -197,7 +197,7 @@ def _simulate(cfg: SimConfig, progress: Progress | None) -> SimResult:
     pl = [lr for lr in learners if lr.uses_pred]
     pred = None
     if pl:
-        from engines.bandits.predictor import BatchedMLP
+        from engines.dueling.predictor import BatchedMLP
 
         seeds = [s * 16 + j for j in range(len(pl)) for s in cfg.seeds]
         pred = BatchedMLP(seeds, d, e, capacity=2 * T, hidden=cfg.predictor_hidden,
