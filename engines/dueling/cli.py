@@ -211,14 +211,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError("--seeds-per-task must be >= 1")
     cfg = base_config(args)
     values = _values(args.values, args.param)
-    check_cost(cfg, args.param, values, args.seeds_per_task, args.max_hours)
+    est = check_cost(cfg, args.param, values, args.seeds_per_task, args.max_hours)
     items = plan(cfg, args.param, values, args.seeds_per_task)
     out = Path(args.out)
     check_output_folder(out)
     refuse_existing([out / name for name in OUTPUTS], args.overwrite)
     make_folder(out)
-    rep = run_batch(run_block, items, ray=ray_address(args.ray), workers=args.workers, desc="sweep",
-                    progress=not args.quiet)
+    rep = run_batch(run_block, items, ray=ray_address(args.ray), workers=args.workers,
+                    desc=f"sweep (about {est / 60:.1f} min of CPU)", progress=not args.quiet)
     with interrupt_deferred():
         write_outputs(out, args.param, values, items, rep)
     if rep.interrupted:
