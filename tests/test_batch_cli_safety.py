@@ -376,3 +376,31 @@ def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
     assert time.monotonic() - t0 < 60  # no work started: imports and the estimate only
     assert not out.exists()
 
+
+# ---------------------------------------------------------------------------------- dueling run
+def test_run_writes_the_curves_and_summary_and_never_an_empty_folder(tmp_path):
+    """`python -m engines.dueling run` (the reference's `main.py run`): the curves of every round,
+    the summary, the plot on request; existing outputs refused; stopped by SIGTERM mid-run, it
+    leaves no folder and ends in one line with 143."""
+    out = tmp_path / "run"
+    args = ["run", "--T", "200", "--seeds", "2", "--algorithms", "RCDP-UCB,MaxInP", "--out", out, "--quiet"]
+    proc = _cli("dueling", *args, "--plot")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["regret.csv", "regret.png", "summary.json"]
+    rows = _report(out / "regret.csv")
+    assert len(rows) == 2 * 2 * 200 and {r["seed"] for r in rows} == {"1041", "1141"}
+    summary = json.loads((out / "summary.json").read_text())
+    finals = {a: [float(r["regret"]) for r in rows if r["method"] == a and r["round"] == "200"] for a in ("RCDP-UCB", "MaxInP")}
+    for row in summary["table"]:
+        assert row["final_regret_mean"] == pytest.approx(np.mean(finals[row["algorithm"]]), rel=1e-5)
+    assert [line.split()[1] for line in proc.stdout.splitlines()] == [r["algorithm"] for r in summary["table"]]
+    again = _cli("dueling", *args)
+    assert again.returncode == 2 and "already exists" in _one_line(again)
+    assert _cli("dueling", *args, "--overwrite").returncode == 0
+    assert not (out / "regret.png").exists()  # an earlier plot does not stand beside new curves
+
+    stopped = tmp_path / "stopped"
+    proc = _cli_interrupted_at("dueling", "simulate", 1, *args[:-3], "--out", stopped, "--quiet", stop="SIGTERM")
+    assert proc.returncode == 143 and _one_line(proc) == "terminated (SIGTERM)"
+    assert not stopped.exists()
+

@@ -30,6 +30,7 @@ finished by then and ends with one line and exit status 130 or 143.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import io
 import json
@@ -250,7 +251,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     check_output_folder(out)
     refuse_existing([out / name for name in RUN_OUTPUTS], args.overwrite)
-    make_folder(out)
+    new_folder = not out.exists()
+    make_folder(out)  # before the run: a folder that cannot be made is found out now
     bar = None
     if not args.quiet:
         from tqdm import tqdm
@@ -259,6 +261,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                    desc=f"simulate (about {estimate_seconds(cfg):.0f} s)")
     try:
         res = simulate(cfg, None if bar is None else lambda f, _msg: bar.update(round(f * cfg.T) - bar.n))
+    except BaseException:
+        if new_folder:  # a run stopped early (Ctrl-C, SIGTERM) leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
     finally:
         if bar is not None:
             bar.close()
