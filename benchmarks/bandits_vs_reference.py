@@ -1,4 +1,4 @@
-"""Side-by-side speed (and regret) of engines.bandits against the reference code, in one run.
+"""Side-by-side speed (and regret) of engines.dueling against the reference code, in one run.
 
 The reference (github.com/youngmin0oh/rcdp-public, MIT) is NOT part of this repository: write its
 ``contextual_dueling_bandit.py`` and the builders/``run_mapping`` of its ``experiments.py`` into
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engines.bandits import preset_config, simulate
+from engines.dueling import preset_config, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "bandits"

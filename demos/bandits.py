@@ -1,10 +1,12 @@
 """Dueling bandits tab: RCDP-UCB against baselines under post-serving contexts, delays, corruption.
 
-UI only: every action is one call into ``engines.bandits`` (``simulate`` or ``sweep``/``sweep_T``).
+UI only: every action is one call into ``engines.dueling`` (``simulate`` or ``sweep``).
 """
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Callable
 
 import gradio as gr
 import matplotlib
@@ -23,9 +25,11 @@ from demos.ui import (
     number,
     text,
 )
-from engines.bandits import (
+from engines.common import ASSETS_DIR, InputError
+from engines.dueling import (
     BASE_ALGORITHMS,
     DELAYS,
+    LIMITS,
     MAPPINGS,
     PRESETS,
     SimConfig,
@@ -33,9 +37,9 @@ from engines.bandits import (
     loglog_slope,
     preset_config,
     simulate,
-    sweep_within_budget,
+    sweep,
+    sweep_seconds,
 )
-from engines.common import ASSETS_DIR, InputError
 
 FIG_DIR = ASSETS_DIR / "bandits"
 
@@ -55,6 +59,9 @@ seeded streams per seed), the optional growing radius beta_t, the geometric dela
 RCDP-UCB is provisioned for C=25, Lambda=10^4, mu=100, kappa=0.25 whatever the environment, like the paper.
 """
 
+#: Seconds the tab takes to draw a run's plot, write its CSV and summary (0.14-0.2 s measured on
+#: this project's machine, like the engine's cost model; the first plot of a process 0.4 s).
+OUTPUT_SECONDS = 0.2
 #: Points per curve in the regret plot (thinned evenly over the rounds; the CSV has every T/500-th).
 PLOT_POINTS = 2000
 #: The tab's cost bounds: estimated run time, array memory, and T x seeds x algorithms rounds
@@ -148,6 +155,12 @@ def sweep_plot(sw, loglog: bool = False) -> Image.Image:
     return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
 
 
+def _number(value, name: str):
+    """A control's value within the engine's bounds for that field (``engines.dueling.LIMITS``)."""
+    lim = LIMITS[name]
+    return number(value, lim.label, lim.lo, lim.hi, whole=lim.whole)
+
+
 def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
             corruption_budget, algorithms, baselines_ps, mode, exploration) -> SimConfig:
     algos = choices(algorithms, "algorithms", BASE_ALGORITHMS)
@@ -158,14 +171,11 @@ def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, del
         if not post_serving:
             raise InputError("'baselines use the predictor' needs post-serving context: tick it too")
         algos = [a if a == "RCDP-UCB" else f"{a}+PS" for a in algos]
-    d = number(d, "d (pre-serving dimension)", 1, 50, whole=True)
-    K = number(K, "K (arms per round)", 2, 50, whole=True)
-    T = number(T, "T (rounds)", 1, None, whole=True)
-    seeds = number(seeds, "seeds (independent runs)", 1, 50, whole=True)
-    delay_mean = number(delay_mean, "stochastic delay mean mu (rounds)", 0, 1e6)
-    delay_std = number(delay_std, "Gaussian delay std (rounds)", 0, 1e6)
-    delay_budget = number(delay_budget, "adversarial delay budget Lambda (rounds)", 0, 1e12, whole=True)
-    corruption_budget = number(corruption_budget, "corruption budget C (flips)", 0, 1e9, whole=True)
+    d, K, T, seeds, delay_mean, delay_std, delay_budget, corruption_budget = (
+        _number(v, name) for v, name in ((d, "d"), (K, "K"), (T, "T"), (seeds, "n_seeds"),
+                                         (delay_mean, "delay_mean"), (delay_std, "delay_std"),
+                                         (delay_budget, "delay_budget"),
+                                         (corruption_budget, "corruption_budget")))
     return SimConfig(d=d, K=K, T=T, n_seeds=seeds, phi=choice(phi, "mapping phi", MAPPINGS),
                      post_serving=post_serving, delay=choice(delay, "delay regime", DELAYS),
                      delay_mean=delay_mean, delay_std=delay_std, delay_budget=delay_budget,
@@ -192,6 +202,32 @@ def _summary(res) -> str:
     return "\n".join(lines)
 
 
+def wait_seconds(cfg: SimConfig) -> float:
+    """What a Run click is expected to take here: the simulation (the engine's cost model) and
+    this tab's plot and CSV of its curves."""
+    return estimate_seconds(cfg) + OUTPUT_SECONDS
+
+
+def _seconds(s: float) -> str:
+    """A wait in plain words: "0.4 s", "12 s", "3.5 min"."""
+    return f"{s:.1f} s" if s < 10 else f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def _shown_wait(progress, total: float, work: Callable[[float], float]) -> Callable[[float, str], None]:
+    """A progress callback that shows the expected wait: the estimate at the start, then the time
+    left, the estimate of the work still to do (``work(fraction of rounds)`` is the share done)
+    scaled by the pace measured so far."""
+    start = time.monotonic()
+    progress(0.0, desc=f"about {_seconds(total)} (estimated for this machine)")
+
+    def show(fraction: float, message: str) -> None:
+        done, elapsed = min(max(work(fraction), 0.0), 1.0), time.monotonic() - start
+        left = total * (1 - done) if done < 0.05 or elapsed < 1 else elapsed / done * (1 - done)
+        progress(fraction, desc=f"{message}: about {_seconds(left)} left")
+
+    return show
+
+
 @friendly_errors
 def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                    corruption_budget, algorithms, baselines_ps, mode, exploration,
@@ -199,7 +235,12 @@ def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_s
     """Run one simulation; return (regret plot, final-regret table, CSV path, summary markdown)."""
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
-    res = simulate(cfg, progress=lambda f, m: progress(f, desc=m) if progress else None)
+    show = None
+    if progress:
+        total = estimate_seconds(cfg)
+        show = _shown_wait(progress, wait_seconds(cfg),
+                           lambda f: estimate_seconds(dataclasses.replace(cfg, T=max(1, round(f * cfg.T)))) / total)
+    res = simulate(cfg, progress=show)
     table = [[r["rank"], r["algorithm"], round(r["final_regret_mean"], 1),
               round(r["final_regret_std"], 1), round(r["min"], 1), round(r["max"], 1)]
              for r in res.table()]
@@ -222,7 +263,10 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
     except ValueError:
         raise InputError("values must be numbers separated by commas, e.g. 0, 10, 25, 50") from None
     key = SWEEP_PARAMS[choice(param, "sweep", SWEEP_PARAMS)]
-    sw = sweep_within_budget(cfg, key, vals, progress=lambda f, m: progress(f, desc=m) if progress else None)
+    show = None
+    if progress:
+        show = _shown_wait(progress, sweep_seconds(cfg, key, vals) + OUTPUT_SECONDS, lambda f: f)
+    sw = sweep(cfg, key, vals, progress=show)
     rows = [[r[sw.param], r["algorithm"], round(r["final_regret_mean"], 1),
              round(r["final_regret_std"], 1)] for r in sw.rows()]
     return sweep_plot(sw, loglog=(key == "T")), rows
@@ -236,9 +280,10 @@ def load_preset(name: str):
     base = sorted({a.replace("+PS", "") for a in cfg.algorithms}, key=BASE_ALGORITHMS.index)
     ps = any(a.endswith("+PS") for a in cfg.algorithms)
     mode, why = preset_mode(cfg)
+    wait = wait_seconds(dataclasses.replace(cfg, mode=mode))
     return (cfg.d, cfg.K, cfg.T, PRESET_SEEDS, cfg.phi, cfg.post_serving, cfg.delay,
             cfg.delay_mean, cfg.delay_std, cfg.delay_budget, cfg.corruption_budget, base, ps, mode,
-            f"Reproduces {PRESETS[name][0]}. {why}")
+            f"Reproduces {PRESETS[name][0]}. {why} A run takes about {_seconds(wait)} here.")
 
 
 def preset_mode(cfg: SimConfig) -> tuple[str, str]:
@@ -265,10 +310,10 @@ def build() -> None:
         preset_btn = gr.Button("Load preset", variant="secondary")
     preset_note = gr.Markdown(v_note)
     with gr.Row():
-        d = gr.Slider(1, 50, value=v_d, step=1, label="d (pre-serving dimension)")
-        K = gr.Slider(2, 50, value=v_K, step=1, label="K (arms per round)")
+        d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
+        K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
         T = gr.Number(value=v_T, precision=0, label="T (rounds)")
-        seeds = gr.Slider(1, 50, value=v_seeds, step=1, label="seeds (independent runs)")
+        seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
     with gr.Row():
         post_serving = gr.Checkbox(value=v_ps, label="post-serving context y = phi(x)")
         phi = gr.Dropdown(list(MAPPINGS), value=v_phi, label="mapping phi")

@@ -222,37 +222,31 @@ def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corr
                     delay: str = "stochastic", algorithms: str = "RCDP-UCB,RCDB,MaxInP", mode: str = "fast") -> str:
     """Simulate linear dueling bandits with delayed and corrupted feedback; compare RCDP-UCB with baselines by cumulative regret.
 
-    Regret per round is the mean utility gap of the two served arms (utility units). Every algorithm sees the same contexts and noise. Runs are capped at about 120 s (estimated before starting).
+    Regret per round is the mean utility gap of the two served arms (utility units). Every algorithm sees the same contexts and noise. Runs estimated over 120 s are refused before they start (the message says what to lower).
 
     Args:
-        T: horizon in rounds (1 to 20,000).
-        seeds: independent runs (1 to 20); seed r is 1041 + 100 r.
+        T: horizon in rounds (1 to 10^9, within the time cap).
+        seeds: independent runs (1 to 10,000, within the time cap); seed r is 1041 + 100 r.
         d: context dimension (1 to 200).
         K: arms per round (2 to 500).
-        corruption_budget: number of preference outcomes an adversary may flip (0 = no corruption).
+        corruption_budget: number of preference outcomes an adversary may flip (0 = no corruption; at most 10^9).
         delay: feedback delay: stochastic (N(100, 100^2) rounds), geometric, strategic (adversarial, budget 10^4 rounds) or none.
         algorithms: comma-separated subset of RCDP-UCB, RCDB, CoLSTIM, MaxInP, MaxPairUCB.
         mode: fast (approximate refits) or faithful (the reference's exact refits; slower).
 
     Returns:
-        a JSON object: table (per algorithm: rank, final_regret_mean, final_regret_std, min, max, in utility units), seconds, config.
+        a JSON object: table (per algorithm: rank, final_regret_mean, final_regret_std, min, max, in utility units), seconds, config (every SimConfig field), diagnostics (per algorithm: outcomes flipped, delay applied), exploration.
     """
-    from engines.bandits import SimConfig, simulate
+    from engines.dueling import LIMITS, SimConfig, simulate
 
-    T = number(T, "T", 1, 20_000, whole=True)
-    seeds = number(seeds, "seeds", 1, 20, whole=True)
-    d = number(d, "d", 1, 200, whole=True)
-    K = number(K, "K", 2, 500, whole=True)
-    corruption_budget = number(corruption_budget, "corruption_budget", 0, 10**6, whole=True)
+    args = {"T": ("T", T), "n_seeds": ("seeds", seeds), "d": ("d", d), "K": ("K", K),
+            "corruption_budget": ("corruption_budget", corruption_budget)}
+    # the engine's bounds (engines.dueling.LIMITS), under this tool's argument names
+    vals = {f: number(v, name, LIMITS[f].lo, LIMITS[f].hi, whole=LIMITS[f].whole) for f, (name, v) in args.items()}
     algos = tuple(a.strip() for a in _text("algorithms", algorithms, 200).split(",") if a.strip())
-    cfg = SimConfig(T=int(T), n_seeds=int(seeds), d=int(d), K=int(K), corruption_budget=int(corruption_budget),
-                    corruption="strategic" if int(corruption_budget) > 0 else "none", delay=delay,
+    cfg = SimConfig(**vals, corruption="strategic" if vals["corruption_budget"] > 0 else "none", delay=delay,
                     algorithms=algos, mode=mode, max_seconds=120.0)
-    res = simulate(cfg)
-    table = [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()} for row in res.table()]
-    return _json({"table": table, "seconds": round(res.seconds, 2),
-            "config": {"T": cfg.T, "seeds": cfg.n_seeds, "d": cfg.d, "K": cfg.K, "delay": cfg.delay,
-                       "corruption_budget": cfg.corruption_budget, "mode": cfg.mode}})
+    return _json(simulate(cfg).to_dict())
 
 
 #: (function, api_name): api names are new, so the tabs' endpoints keep theirs; MCP tool names are

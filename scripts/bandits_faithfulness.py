@@ -1,4 +1,4 @@
-"""Faithfulness of engines.bandits against the reference: tables and figures.
+"""Faithfulness of engines.dueling against the reference: tables and figures.
 
 Reads the regret arrays that ``benchmarks/bandits_vs_reference.py`` saved in data/bandits/
 (reference and ours, same configurations, same run seeds) and, for the representative setting,
@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from engines.bandits import preset_config, simulate
+from engines.dueling import preset_config, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "bandits"
@@ -120,7 +120,7 @@ def main() -> None:
         curves(ax, ref, mine, label)
     np.atleast_1d(axes)[0].set_ylabel("cumulative regret (utility units)")
     np.atleast_1d(axes)[0].legend(fontsize=7)
-    fig.suptitle("Reference (dashed, ±1 std band) vs engines.bandits faithful mode (solid), "
+    fig.suptitle("Reference (dashed, ±1 std band) vs engines.dueling faithful mode (solid), "
                  "same configs and run seeds", fontsize=10)
     fig.tight_layout()
     fig.savefig(OUT / "faithfulness.png", dpi=90)

@@ -20,8 +20,8 @@ import sys
 
 import numpy as np
 
-from engines.bandits.experiments import preset_config
-from engines.bandits.simulate import _Learner
+from engines.dueling.experiments import preset_config
+from engines.dueling.simulate import _Learner
 
 REF_NAMES = {"RCDP-UCB (Ours)": "RCDP-UCB", "RCDB": "RCDB", "ColSTIM": "CoLSTIM",
              "MaxInP": "MaxInP", "MaxPairUCB": "MaxPairUCB"}
@@ -65,7 +65,7 @@ def main(path: str) -> None:
 
 
 def many(n_runs: int) -> None:
-    from engines.bandits import simulate
+    from engines.dueling import simulate
     cfg = preset_config("Fig. 1 linear, adversarial delay", n_seeds=n_runs)
     ours = simulate(cfg).regret
     print(f"| algorithm | reference streams, {n_runs} runs | independent streams, {n_runs} runs |")

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from engines.bandits import SimConfig, loglog_slope, sweep, sweep_T
+from engines.dueling import SimConfig, loglog_slope, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "bandits"
@@ -44,7 +44,7 @@ def main() -> None:
                           mode="fast", exploration=expl, max_seconds=1e4,
                           algorithms=("RCDP-UCB",) if expl == "beta_t" else
                           ("RCDP-UCB", "RCDB", "CoLSTIM", "MaxInP", "MaxPairUCB"))
-        sw = sweep_T(clean, Ts)
+        sw = sweep(clean, "T", Ts)
         for k in sw.mean:
             half = [i for i, t in enumerate(Ts) if t >= a.Tmax / 16]
             slope = loglog_slope(np.array(Ts)[half], sw.mean[k][half])

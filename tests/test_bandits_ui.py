@@ -1,13 +1,15 @@
 """UI-callback tests for the Dueling bandits tab: callbacks called as plain functions."""
 from __future__ import annotations
 
+import re
+
 import gradio as gr
 import pandas as pd
 import pytest
 from PIL import Image
 
 from demos import bandits as ui
-from engines.bandits import PRESETS
+from engines.dueling import PRESETS
 
 BASE = {"d": 4, "K": 5, "T": 120, "seeds": 2, "phi": "abs", "post_serving": False, "delay": "stochastic",
             "delay_mean": 10.0, "delay_std": 10.0, "delay_budget": 400, "corruption_budget": 5,
@@ -40,8 +42,8 @@ def test_post_serving_with_predictor_baselines_and_beta_t():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"T": 0}, r"T \(rounds\) must be at least 1"),
-    ({"K": 1}, r"K \(arms per round\) must be between 2 and 50"),
+    ({"T": 0}, r"T \(rounds\) must be between 1 and 1e\+09"),
+    ({"K": 1}, r"K \(arms per round\) must be between 2 and 500"),
     ({"algorithms": []}, "at least one algorithm"),
     ({"baselines_ps": True}, "needs post-serving"),
     ({"T": 20000, "seeds": 50, "post_serving": True}, "would take about"),
@@ -59,8 +61,59 @@ def test_bad_input_is_a_clean_gradio_error(kw, needle):
     assert len(str(err.value)) < 300  # never echoes a long input
 
 
+@pytest.mark.parametrize("field, control, tool_arg", [("d", "d", "d"), ("K", "K", "K"), ("T", "T", "T"),
+                                                      ("n_seeds", "seeds", "seeds"),
+                                                      ("corruption_budget", "corruption_budget", "corruption_budget")])
+def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
+    """Issue #41: the tab allowed d <= 50 and K <= 50 while MCP allowed d <= 200 and K <= 500 for the
+    same simulate. Both now read the engine's LIMITS: the largest value is a valid configuration
+    everywhere (nothing is run here) and one past it is refused everywhere, naming the bound."""
+    from demos import mcp_tools
+    from engines.dueling import LIMITS, SimConfig
+
+    lim = LIMITS[field]
+    assert getattr(ui._config(*_args(**{control: lim.hi})), field) == lim.hi
+    assert getattr(SimConfig(**{field: lim.hi}), field) == lim.hi
+    past, bound = lim.hi + 1, re.escape(f"must be between {lim.lo:g} and {lim.hi:g}")
+    with pytest.raises(gr.Error, match=bound):
+        ui.run_simulation(*_args(**{control: past}), progress=None)
+    with pytest.raises(gr.Error, match=f"{tool_arg} {bound}"):
+        mcp_tools.bandit_simulate(**{tool_arg: past})
+    with pytest.raises(ValueError, match=bound):
+        SimConfig(**{field: past})
+
+
+def _shown_wait_and_cpu(call) -> tuple[float, float]:
+    """(the wait the tab shows when the call starts, in seconds; CPU seconds the call took)."""
+    import time
+
+    shown = []
+    t0 = time.process_time()
+    call(lambda fraction, desc=None: shown.append(desc))
+    cpu = time.process_time() - t0
+    number, unit = re.match(r"about ([\d.]+) (s|min) \(estimated for this machine\)", shown[0]).groups()
+    assert any("left" in s for s in shown[1:])                      # then the time left as it runs
+    return float(number) * (60 if unit == "min" else 1), cpu
+
+
+def test_the_waits_shown_are_within_half_to_double_of_the_runs():
+    """Issue #39: the Fig. 3 preset showed an ETA of 28.7 s and took 66-98 s, a Fig. 2 sweep 2.9 s
+    and took 74 s. The tab now shows the engine's cost-model estimate (plus its own plot) when a
+    run or a sweep starts; on cheap versions of both it lies within 0.5x-2x of the CPU seconds the
+    call took (the wall time of an unloaded machine)."""
+    fig3 = _args(T=400, seeds=2, post_serving=True, phi="abs", mode="faithful", delay_mean=100.0,
+                 delay_std=100.0, corruption_budget=25, algorithms=list(ui.BASE_ALGORITHMS))
+    ui.run_simulation(*fig3, progress=None)                          # kernels, torch, matplotlib loaded
+    shown, cpu = _shown_wait_and_cpu(lambda p: ui.run_simulation(*fig3, progress=p))
+    assert 0.5 <= shown / cpu <= 2.0, (shown, cpu)
+    fig2 = _args(T=200, seeds=1, post_serving=True, phi="abs", baselines_ps=True, mode="fast",
+                 algorithms=["RCDP-UCB", "RCDB", "MaxInP"])
+    shown, cpu = _shown_wait_and_cpu(lambda p: ui.run_sweep(*fig2, "corruption budget C", "0, 25, 50", progress=p))
+    assert 0.5 <= shown / cpu <= 2.0, (shown, cpu)
+
+
 def test_regret_plot_draws_a_bounded_number_of_points():
-    from engines.bandits import SimConfig, simulate
+    from engines.dueling import SimConfig, simulate
 
     res = simulate(SimConfig(T=5000, n_seeds=1, d=1, K=2, algorithms=("MaxInP",), delay="none"))
     import matplotlib.pyplot as plt
@@ -101,7 +154,7 @@ def test_presets_fill_every_control(name):
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_runs_as_loaded(name):
     """Issue #33: four presets left the mode at 'faithful' and Run refused them (about 25 min)."""
-    from engines.bandits import check_budget
+    from engines.dueling import check_budget
 
     *controls, _note = ui.load_preset(name)
     cfg = ui._config(*controls, ui.EXPLORATIONS[0])
@@ -127,7 +180,7 @@ def test_tab_opens_on_a_preset_that_matches_its_controls_and_says_adversarial():
 
 def test_sweep_over_c_on_a_post_serving_preset_is_not_refused():
     """Issue #33: a fast 4-value sweep over C was estimated at about 9 min; it takes under one."""
-    from engines.bandits import estimate_seconds
+    from engines.dueling import estimate_seconds
 
     *controls, _note = ui.load_preset("Fig. 2 post-serving (abs), stochastic delay")
     cfg = ui._config(*controls, ui.EXPLORATIONS[0])
@@ -147,7 +200,7 @@ def test_plots_leave_room_for_the_toolbar_and_keep_the_legend_off_the_data():
     legend outside the axes."""
     import numpy as np
 
-    from engines.bandits import SimConfig, simulate, sweep
+    from engines.dueling import SimConfig, simulate, sweep
 
     with gr.Blocks() as demo:
         ui.build()

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from engines.bandits.cli import main as bandits_main
 from engines.codeprm.cli import main as codeprm_main
 from engines.common.batch import (
     Item,
@@ -22,6 +21,7 @@ from engines.common.batch import (
     write_atomic,
 )
 from engines.common.errors import InputError
+from engines.dueling.cli import main as bandits_main
 from engines.watermark.cli import main as watermark_main
 
 

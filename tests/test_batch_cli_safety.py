@@ -21,18 +21,19 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: The command's per-item function, wrapped to send this process SIGINT (what Ctrl-C sends) as
-#: item number AT starts, so the interrupt lands inside that item every time.
-#: argv: engine, function name, AT, the command's own arguments.
+#: The command's per-item function, wrapped to send this process SIGINT (what Ctrl-C sends; or the
+#: signal named in $STOP_SIGNAL) as item number AT starts, so the interrupt lands inside that item
+#: every time. argv: engine, function name, AT, the command's own arguments.
 _INTERRUPT_AT = """
 import importlib, os, signal, sys
 engine, fn, at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+stop = getattr(signal, os.environ.get("STOP_SIGNAL", "SIGINT"))
 cli = importlib.import_module(f"engines.{engine}.cli")
 real, calls = getattr(cli, fn), []
 def work(*args):
     calls.append(1)
     if len(calls) == at:
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), stop)
     return real(*args)
 setattr(cli, fn, work)
 sys.exit(cli.main(sys.argv[4:]))
@@ -55,9 +56,10 @@ def _cli(engine: str, *args, cwd: Path | None = None) -> subprocess.CompletedPro
                           env=_env(), capture_output=True, text=True, timeout=300)
 
 
-def _cli_interrupted_at(engine: str, fn: str, at: int, *args, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _cli_interrupted_at(engine: str, fn: str, at: int, *args, cwd: Path | None = None,
+                        stop: str = "SIGINT") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", _INTERRUPT_AT, engine, fn, str(at), *map(str, args)], check=False,
-                          cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300,
+                          cwd=cwd, env={**_env(), "STOP_SIGNAL": stop}, capture_output=True, text=True, timeout=300,
                           preexec_fn=_default_sigint)
 
 
@@ -275,7 +277,7 @@ def test_sweep_refuses_bad_values_and_outputs_it_would_replace(tmp_path):
     cases[("--values", "0", "--out", tmp_path / "old")] = (f"error: {tmp_path / 'old' / 'sweep.csv'} already exists; "
                                                            "give --overwrite to replace, or choose another output folder")
     for extra, message in cases.items():
-        proc = _cli("bandits", *base, *extra)
+        proc = _cli("dueling", *base, *extra)
         assert proc.returncode == 2, proc.stderr
         assert _one_line(proc) == message
     assert not (tmp_path / "a").exists()
@@ -286,7 +288,7 @@ def test_sweep_refuses_bad_values_and_outputs_it_would_replace(tmp_path):
 
 def test_ctrl_c_mid_sweep_writes_the_finished_blocks(tmp_path):
     out = tmp_path / "sweep"
-    proc = _cli_interrupted_at("bandits", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
+    proc = _cli_interrupted_at("dueling", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
                                "0,5,10", "--seeds", "1", "--T", "60", "--algorithms", "RCDB", "--out", out, "--quiet")
     assert proc.returncode == 130
     assert _one_line(proc) == (f"interrupted after 2 of 3 blocks; {out / 'sweep.csv'} (with sweep_runs.csv, "
@@ -296,3 +298,109 @@ def test_ctrl_c_mid_sweep_writes_the_finished_blocks(tmp_path):
     means = {r["corruption_budget"]: r["seeds"] for r in _report(out / "sweep.csv")}
     assert means == {"0": "1", "5": "1", "10": "0"}  # the value not reached has no seed
     assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.png", "sweep_runs.csv"]
+
+
+# ---------------------------------------------------------------------------------- SIGTERM
+def test_sigterm_mid_sweep_writes_the_finished_blocks_like_ctrl_c(tmp_path):
+    """Issue #39: `timeout` and job schedulers send SIGTERM; a sweep stopped so left an empty folder."""
+    out = tmp_path / "sweep"
+    proc = _cli_interrupted_at("dueling", "run_block", 3, "sweep", "--param", "corruption_budget", "--values",
+                               "0,5,10", "--seeds", "1", "--T", "60", "--algorithms", "RCDB", "--out", out, "--quiet",
+                               stop="SIGTERM")
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports it
+    assert _one_line(proc) == (f"terminated (SIGTERM) after 2 of 3 blocks; {out / 'sweep.csv'} (with "
+                               "sweep_runs.csv, sweep.png) covers those 2")
+    runs = _report(out / "sweep_runs.csv")
+    assert [(r["corruption_budget"], r["algorithm"]) for r in runs] == [("0", "RCDB"), ("5", "RCDB")]
+    assert {r["corruption_budget"]: r["seeds"] for r in _report(out / "sweep.csv")} == {"0": "1", "5": "1", "10": "0"}
+    assert sorted(p.name for p in out.iterdir()) == ["sweep.csv", "sweep.png", "sweep_runs.csv"]
+
+
+def test_sigterm_mid_scan_leaves_the_sarif_of_the_files_scanned(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(6):
+        (src / f"m{i}.py").write_text(f"import os\n\n\ndef run{i}(cmd):\n    return os.system(cmd)\n")
+    out = tmp_path / "scan.sarif"
+    proc = _cli_interrupted_at("codeprm", "scan_one", 4, "scan", "src", "--out", out, "--quiet", "--no-analysers",
+                               cwd=tmp_path, stop="SIGTERM")
+    assert proc.returncode == 143
+    assert _one_line(proc) == f"terminated (SIGTERM) after 3 of 6 files; the SARIF in {out} covers those 3"
+    assert [f["uri"] for f in json.loads(out.read_text())["runs"][0]["properties"]["files"]] == [
+        f"src/m{i}.py" for i in range(3)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scan.sarif", "src"]  # no temp file left
+
+
+@pytest.mark.slow
+def test_sigterm_from_outside_ends_embed_in_one_line(tmp_path):
+    """SIGTERM sent from outside while the second of three images is marked, as `timeout` sends it:
+    the images done, a report of exactly those, one line, exit 143."""
+    d, e = tmp_path / "D", tmp_path / "E"
+    _panoramas(d, [f"p{i}.png" for i in range(3)])
+    proc = subprocess.Popen([sys.executable, "-m", "engines.watermark", "embed", str(d), str(e), "--key", "k",
+                             "--message", "hi", "--quiet"], env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while not (e / "p0.png").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.terminate()  # SIGTERM
+    _, err = proc.communicate(timeout=120)
+    done = proc.returncode == 143 and re.fullmatch(
+        rf"terminated \(SIGTERM\) after (\d) of 3 files; {re.escape(str(e))}/report\.csv covers (those \d|that one)",
+        err.strip())
+    assert done, (proc.returncode, err)
+    n = int(done.group(1))
+    assert 1 <= n < 3
+    assert [r["file"] for r in _report(e / "report.csv")] == [f"p{i}.png" for i in range(n)]
+    assert sorted(p.name for p in e.iterdir()) == sorted([f"p{i}.png" for i in range(n)] + ["report.csv"])
+
+
+# ---------------------------------------------------------------------------------- sweep cost
+@pytest.mark.parametrize("flags, message", [
+    (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10000 \(got 1e\+09\)"),
+    (["--seeds", "1", "--T", "1000000000"],
+     r"error: a block \(corruption_budget=0, 1 seed\) is refused: this run would hold about [\d,]+ MB of arrays .*"),
+    (["--seeds", "10000", "--T", "50000"], (r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
+                                             r"--max-hours 24\): use fewer values, seeds or rounds, or --mode fast")),
+])
+def test_sweep_refuses_impossible_work_up_front(tmp_path, flags, message):
+    """Issue #39: `--seeds 1000000000` grew past 1.5 GB, and `--T 1000000000 --seeds 1` failed its
+    block and then wrote an empty sweep.csv and sweep.png. Both, and a sweep whose estimate is days,
+    are refused at once by the cost model, before any folder or file is made."""
+    out = tmp_path / "sweep"
+    t0 = time.monotonic()
+    proc = _cli("dueling", "sweep", "--param", "corruption_budget", "--values", "0,25", *flags, "--out", out,
+                "--quiet")
+    assert proc.returncode == 2, proc.stderr
+    assert re.fullmatch(message, _one_line(proc)), proc.stderr
+    assert time.monotonic() - t0 < 60  # no work started: imports and the estimate only
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------- dueling run
+def test_run_writes_the_curves_and_summary_and_never_an_empty_folder(tmp_path):
+    """`python -m engines.dueling run` (the reference's `main.py run`): the curves of every round,
+    the summary, the plot on request; existing outputs refused; stopped by SIGTERM mid-run, it
+    leaves no folder and ends in one line with 143."""
+    out = tmp_path / "run"
+    args = ["run", "--T", "200", "--seeds", "2", "--algorithms", "RCDP-UCB,MaxInP", "--out", out, "--quiet"]
+    proc = _cli("dueling", *args, "--plot")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["regret.csv", "regret.png", "summary.json"]
+    rows = _report(out / "regret.csv")
+    assert len(rows) == 2 * 2 * 200 and {r["seed"] for r in rows} == {"1041", "1141"}
+    summary = json.loads((out / "summary.json").read_text())
+    finals = {a: [float(r["regret"]) for r in rows if r["method"] == a and r["round"] == "200"] for a in ("RCDP-UCB", "MaxInP")}
+    for row in summary["table"]:
+        assert row["final_regret_mean"] == pytest.approx(np.mean(finals[row["algorithm"]]), rel=1e-5)
+    assert [line.split()[1] for line in proc.stdout.splitlines()] == [r["algorithm"] for r in summary["table"]]
+    again = _cli("dueling", *args)
+    assert again.returncode == 2 and "already exists" in _one_line(again)
+    assert _cli("dueling", *args, "--overwrite").returncode == 0
+    assert not (out / "regret.png").exists()  # an earlier plot does not stand beside new curves
+
+    stopped = tmp_path / "stopped"
+    proc = _cli_interrupted_at("dueling", "simulate", 1, *args[:-3], "--out", stopped, "--quiet", stop="SIGTERM")
+    assert proc.returncode == 143 and _one_line(proc) == "terminated (SIGTERM)"
+    assert not stopped.exists()
+

@@ -1,15 +1,18 @@
 """Shared helpers for every engine: device choice, ONNX sessions, the LM backbone, errors, paths.
 
-This is the one home for these things; engines import from here and never copy them.
+This is the one home for these things; engines import from here and never copy them. Importing
+this package costs only the standard library: the helpers that need torch or onnxruntime load
+them on first use, so an engine that needs neither (the dueling-bandit simulator) never pays for
+them.
 """
-from engines.common.device import get_device
 from engines.common.errors import BackboneUnavailable, InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR, CACHE_DIR, REPO_ROOT
 from engines.common.spaces import gpu
 
-# the backbone and environment helpers import torch / onnxruntime: loaded on first use
-_LAZY = {"gguf_path": "engines.common.backbone", "load_backbone": "engines.common.backbone",
-         "online_host": "engines.common.backbone", "environment_report": "engines.common.environment"}
+# the device, backbone and environment helpers import torch / onnxruntime: loaded on first use
+_LAZY = {"get_device": "engines.common.device", "gguf_path": "engines.common.backbone",
+         "load_backbone": "engines.common.backbone", "online_host": "engines.common.backbone",
+         "environment_report": "engines.common.environment"}
 
 
 def __getattr__(name: str):
@@ -22,10 +25,10 @@ def __getattr__(name: str):
 
 __all__ = [
     "ASSETS_DIR",
-    "BackboneUnavailable",
     "CACHE_DIR",
-    "InputError",
     "REPO_ROOT",
+    "BackboneUnavailable",
+    "InputError",
     "ShowcaseError",
     "environment_report",
     "get_device",

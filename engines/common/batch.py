@@ -14,14 +14,16 @@ module-level function ``work(payload, *args)``. Each item is one call (one Ray t
 Results come back in item order whatever order the tasks finish in, and the same ``work`` runs
 in both modes, so a Ray run and a one-process run give the same outputs.
 
-Outputs and Ctrl-C: ``on_done`` runs in the driver as each item finishes (so a command writes
-that item's output at once), with Ctrl-C held off while it runs, so an item's output and its
-report entry are written together or not at all. Ctrl-C (SIGINT) ends the batch early and
-:func:`run_batch` returns what was finished (``Report.interrupted``); the command then writes
-its report of exactly those items and ends with one line and :data:`INTERRUPTED` (130). Files are
-written through a temp file and an atomic rename (:func:`write_atomic`), outputs never land in a
-folder that holds an input (:func:`refuse_inputs_inside`, :func:`refuse_input_as_output`) and
-never replace a file unless the user says so (:func:`refuse_existing`).
+Outputs, Ctrl-C and SIGTERM: ``on_done`` runs in the driver as each item finishes (so a command
+writes that item's output at once), with both signals held off while it runs, so an item's
+output and its report entry are written together or not at all. Ctrl-C (SIGINT), or SIGTERM
+under :func:`run_command`, ends the batch early and :func:`run_batch` returns what was finished
+(``Report.interrupted``); the command then writes its report of exactly those items and ends
+with one line and 130 or 143 (``engines.common.command``). Where outputs may go and how they
+are written is ``engines.common.outputs``.
+
+This module is the one import point of the batch commands: it also exports the output and
+command helpers they use.
 
 Ray: ``address=None`` runs in this process; ``"local"`` starts a Ray instance inside the command
 (``num_cpus`` workers, no dashboard) and stops it at the end; anything else (``"auto"``,
@@ -32,28 +34,42 @@ running in the process (a test's, a notebook's) is reused and left running.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import os
-import signal
 import socket
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engines.common.command import (  # noqa: F401 - the batch commands' one import point
+    INTERRUPTED,
+    TERMINATED,
+    USAGE,
+    Terminated,
+    interrupt_deferred,
+    keep_sigterm_handler,
+    one_line,
+    run_command,
+)
 from engines.common.errors import InputError
+from engines.common.outputs import (  # noqa: F401 - the batch commands' one import point
+    LiveReport,
+    add_overwrite_argument,
+    check_output_file,
+    check_output_folder,
+    csv_text,
+    make_folder,
+    refuse_existing,
+    refuse_input_as_output,
+    refuse_inputs_inside,
+    write_atomic,
+)
 
 #: ``--ray`` given without an address (and no RAY_ADDRESS): start Ray inside the command.
 LOCAL = "local"
 
-#: Exit status of bad usage (argparse's own), and of a run ended by Ctrl-C (128 + SIGINT, as shells report it).
-USAGE = 2
-INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -136,7 +152,8 @@ class Outcome:
 @dataclass
 class Report:
     """Every finished item's :class:`Outcome` in item order, and how the batch ran. After Ctrl-C
-    ``interrupted`` is set and ``outcomes`` holds only the items finished by then (of ``total``)."""
+    ``interrupted`` is set and ``outcomes`` holds only the items finished by then (of ``total``);
+    ``terminated`` says the stop was SIGTERM rather than Ctrl-C."""
 
     outcomes: list[Outcome]
     seconds: float
@@ -145,6 +162,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     total: int = 0
     interrupted: bool = False
+    terminated: bool = False
 
     @property
     def ok(self) -> list[Outcome]:
@@ -168,10 +186,12 @@ class Report:
 
     def interrupted_line(self, noun: str, what: str) -> str:
         """The one line an interrupted command ends with, e.g. ``interrupted after 4 of 6 files;
-        OUT/report.csv covers those 4`` (``what`` names the report)."""
+        OUT/report.csv covers those 4`` (``what`` names the report; "terminated (SIGTERM)" in
+        place of "interrupted" after SIGTERM)."""
         n = len(self.outcomes)
         those = "none of them" if n == 0 else "that one" if n == 1 else f"those {n}"
-        return f"interrupted after {n} of {self.total} {noun}{'s' if self.total != 1 else ''}; {what} covers {those}"
+        stop = "terminated (SIGTERM)" if self.terminated else "interrupted"
+        return f"{stop} after {n} of {self.total} {noun}{'s' if self.total != 1 else ''}; {what} covers {those}"
 
 
 def ray_address(flag: str | None) -> str | None:
@@ -199,11 +219,6 @@ def add_ray_arguments(parser) -> None:
                         help="CPUs of the Ray started inside the command (default: all)")
 
 
-def _one_line(exc: BaseException) -> str:
-    msg = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
-
-
 def _call(work: Callable, payload: Any, *args: Any) -> tuple[bool, Any]:
     """Run one item; bad input comes back as (False, message) instead of raising, so neither Ray
     nor the local loop retries it. Anything else propagates (and is retried once)."""
@@ -221,27 +236,6 @@ def _progress(total: int, desc: str, show: bool):
     return tqdm(total=total, desc=desc, unit="item", file=sys.stderr, disable=not show, dynamic_ncols=True)
 
 
-@contextlib.contextmanager
-def interrupt_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back while the block runs, then deliver it as the process would have
-    (KeyboardInterrupt under Python's default handler): a file being written is never left
-    half-done, and an item's output and its report entry go together. A process that ignores
-    SIGINT keeps ignoring it; outside the main thread (where Python cannot set signal handlers)
-    this does nothing."""
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous is signal.SIG_IGN:
-        yield
-        return
-    caught: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
-    if caught:
-        signal.raise_signal(signal.SIGINT)
-
-
 #: ``finish(index, outcome)``: records one finished item (see :func:`run_batch`).
 Finish = Callable[[int, Outcome], None]
 
@@ -256,7 +250,7 @@ def _local(work: Callable, items: Sequence[Item], args: tuple, finish: Finish) -
                 break
             except Exception as exc:  # noqa: BLE001 - reported per item, after one retry
                 if attempt == 2:
-                    outcome = Outcome(it.name, False, error=_one_line(exc), kind="crash", attempts=2)
+                    outcome = Outcome(it.name, False, error=one_line(exc), kind="crash", attempts=2)
         finish(i, outcome)
 
 
@@ -271,7 +265,7 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as exc:
         raise InputError(f"could not join the Ray cluster at {address}: nothing answers there "
-                         f"({_one_line(exc)})") from None
+                         f"({one_line(exc)})") from None
 
 
 def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
@@ -286,16 +280,17 @@ def _ray_start(address: str, workers: int | None) -> tuple[Any, bool]:
     kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                           "logging_level": "ERROR", "configure_logging": True}
     try:
-        if address == LOCAL:
-            ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
-        else:
-            _reachable(address)
-            ray.init(address=address, **kw)
+        with keep_sigterm_handler():  # ray.init's own handler would exit without the report
+            if address == LOCAL:
+                ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
+            else:
+                _reachable(address)
+                ray.init(address=address, **kw)
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError from ray.init
         where = "start Ray here" if address == LOCAL else f"join the Ray cluster at {address}"
-        raise InputError(f"could not {where}: {_one_line(exc)}") from None
+        raise InputError(f"could not {where}: {one_line(exc)}") from None
     return ray, True
 
 
@@ -328,7 +323,7 @@ def _ray(work: Callable, items: Sequence[Item], args: tuple, finish: Finish, add
                                Outcome(name, False, error=val, kind="input"))
                 except Exception as exc:  # noqa: BLE001 - RayTaskError after the retry, lost worker, ...
                     cause = getattr(exc, "cause", None) or exc
-                    outcome = Outcome(name, False, error=_one_line(cause), kind="crash", attempts=2)
+                    outcome = Outcome(name, False, error=one_line(cause), kind="crash", attempts=2)
                 finish(i, outcome)
         return n
     except KeyboardInterrupt:
@@ -365,7 +360,7 @@ def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: s
     notes: list[str] = []
     done: dict[int, Outcome] = {}
     runner = "one process" if ray is None else "Ray local" if ray == LOCAL else f"Ray at {ray}"
-    n, interrupted = 1 if ray is None else workers or 1, False
+    n, interrupted, terminated = 1 if ray is None else workers or 1, False, False
     with _progress(len(items), desc, progress) as bar:
 
         def finish(i: int, outcome: Outcome) -> None:
@@ -381,147 +376,7 @@ def run_batch(work: Callable, items: Sequence[Item], args: tuple = (), *, ray: s
                 _local(work, items, args, finish)
             else:
                 n = _ray(work, items, args, finish, ray, workers, notes)
-        except KeyboardInterrupt:
-            interrupted = True
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM under run_command (Terminated)
+            interrupted, terminated = True, isinstance(exc, Terminated)
     return Report([done[i] for i in sorted(done)], time.perf_counter() - t0, runner, n, notes,
-                  total=len(items), interrupted=interrupted)
-
-
-# ---------------------------------------------------------------------------------- outputs
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write ``path`` (text as UTF-8) through a hidden temp file in the same folder and an atomic
-    rename: a crash or Ctrl-C never leaves a half-written file, and a previous version is
-    replaced in one step. A symbolic link at ``path`` is replaced, never written through."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp's 0600 -> what open() would have given
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def csv_text(rows: Iterable[Sequence[Any]]) -> str:
-    """Rows as CSV text (``csv`` module defaults), e.g. for :func:`write_atomic`."""
-    buf = io.StringIO()
-    csv.writer(buf).writerows(rows)
-    return buf.getvalue()
-
-
-class LiveReport:
-    """A report file that never claims more than was done while a batch runs: ``render()`` (of
-    the items finished so far) is written through :func:`write_atomic` by :meth:`write` (call it
-    before the batch, so a previous report there is replaced at once, and after it, interrupted
-    or not) and by :meth:`update` (call it as items finish; at most every ``every`` seconds, so a
-    long batch does not rewrite its report once per item)."""
-
-    def __init__(self, path: Path, render: Callable[[], bytes | str], every: float = 1.0) -> None:
-        self.path, self.render, self.every = Path(path), render, every
-        self._last = float("-inf")
-
-    def write(self) -> None:
-        write_atomic(self.path, self.render())
-        self._last = time.monotonic()
-
-    def update(self) -> None:
-        if time.monotonic() - self._last >= self.every:
-            self.write()
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
-
-
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def refuse_inputs_inside(out_dir: Path, inputs: Iterable[Path]) -> None:
-    """InputError when the output folder is an input's folder or holds an input at any depth (by
-    its name or, for a link, by its target), so a batch never writes over its originals."""
-    out = _real(out_dir)
-    for f in inputs:
-        for folder in (_real(f.parent), _real(f).parent):
-            if _within(folder, out):
-                where = "is the input folder" if folder == out else f"holds the input {f}"
-                raise InputError(f"output folder {out_dir} {where}; choose an output folder that holds no input")
-
-
-def refuse_input_as_output(out: Path, inputs: Iterable[Path], flag: str = "--out") -> None:
-    """InputError when the output file ``out`` is one of the inputs (under any name: path, link
-    or hard link), so writing it never replaces a file being read."""
-    real = _real(out)
-    for f in inputs:
-        if _real(f) == real or (out.exists() and f.exists() and os.path.samefile(out, f)):
-            raise InputError(f"{flag} {out} is one of the inputs; writing there would replace it")
-
-
-def check_output_file(path: Path, flag: str = "--out") -> None:
-    """InputError unless ``path`` can take an output file: not a folder, in a folder that exists
-    and can be written (checked before the batch, not found out at its end)."""
-    if path.is_dir():
-        raise InputError(f"{flag} {path} is a folder; give a file name")
-    folder = path.parent
-    if not folder.is_dir():
-        raise InputError(f"{flag} {path}: the folder {folder} does not exist; create it first")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"{flag} {path}: cannot write in {folder}")
-
-
-def refuse_existing(paths: Sequence[Path], overwrite: bool) -> None:
-    """InputError naming the first of ``paths`` that exists (a dangling link counts), unless
-    ``overwrite`` (the command's ``--overwrite``): outputs never replace a file unasked."""
-    if overwrite:
-        return
-    there = [p for p in paths if p.exists() or p.is_symlink()]
-    if there:
-        more = f" (and {len(there) - 1} more of the outputs)" if len(there) > 1 else ""
-        raise InputError(f"{there[0]} already exists{more}; give --overwrite to replace, or choose another output folder")
-
-
-def check_output_folder(path: Path) -> None:
-    """InputError when the output folder given is an existing file (or other non-folder)."""
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{path} is a file, not a folder; give a folder for the outputs")
-
-
-def make_folder(path: Path) -> None:
-    """Create the output folder (and its parents); InputError when it is a file or cannot be made."""
-    check_output_folder(path)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create the output folder {path} ({exc.strerror or type(exc).__name__})") from None
-
-
-def add_overwrite_argument(parser) -> None:
-    """``--overwrite`` on an argparse (sub)parser: let outputs replace files already there."""
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace output files that already exist (default: refuse)")
-
-
-def run_command(command: Callable[[], int], usage: tuple[type[BaseException], ...] = (InputError,)) -> int:
-    """Run one command's body and end it the same way in every CLI, never with a traceback:
-    bad usage (``usage`` exceptions) and an output that cannot be written (OSError) print one
-    ``error:`` line and give :data:`USAGE`; Ctrl-C outside the batch (listing the inputs,
-    loading) prints one line and gives :data:`INTERRUPTED`. Ctrl-C during the batch is handled by
-    :func:`run_batch` and the command."""
-    try:
-        return command()
-    except usage as exc:
-        print(f"error: {exc}", file=sys.stderr)
-    except OSError as exc:
-        what = f"{exc.strerror or type(exc).__name__}: {exc.filename}" if exc.filename else _one_line(exc)
-        print(f"error: cannot write the output ({what})", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return INTERRUPTED
-    return USAGE
+                  total=len(items), interrupted=interrupted, terminated=terminated)

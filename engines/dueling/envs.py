@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engines.bandits.config import SimConfig
+from engines.dueling.config import SimConfig
 
 #: Rounds generated per chunk; fixed so the realisation does not depend on the execution mode.
 CHUNK = 256

@@ -20,15 +20,29 @@ import math
 import numpy as np
 from numba import njit
 
-RCDP, RCDB, MAXINP, MAXPAIR, COLSTIM = 0, 1, 2, 3, 4
-KIND = {"RCDP-UCB": RCDP, "RCDB": RCDB, "MaxInP": MAXINP, "MaxPairUCB": MAXPAIR, "CoLSTIM": COLSTIM}
-
-DELAY_NONE, DELAY_GAUSS, DELAY_GEOM, DELAY_STRATEGIC = 0, 1, 2, 3
-
-# Parameter vector layout (float64), see ``simulate._params``.
-P_EXPLORE, P_BETA_T, P_WALPHA, P_KAPPA, P_LAMBDA, P_DELTA, P_MLE_FAST, P_GROWTH = range(8)
-P_CORR_C, P_DELAY_TYPE, P_DELAY_MEAN, P_DELAY_STD, P_DELAY_BUDGET, P_DELAY_MAG = range(8, 14)
-N_PARAMS = 14
+from engines.dueling.algorithms import (
+    DELAY_GAUSS,
+    DELAY_GEOM,
+    DELAY_STRATEGIC,
+    MAXINP,
+    MAXPAIR,
+    P_BETA_T,
+    P_CORR_C,
+    P_DELAY_BUDGET,
+    P_DELAY_MAG,
+    P_DELAY_MEAN,
+    P_DELAY_STD,
+    P_DELAY_TYPE,
+    P_DELTA,
+    P_EXPLORE,
+    P_GROWTH,
+    P_KAPPA,
+    P_LAMBDA,
+    P_MLE_FAST,
+    P_WALPHA,
+    RCDB,
+    RCDP,
+)
 
 
 @njit(cache=True)
@@ -78,16 +92,19 @@ def _argmax(x):
 
 
 @njit(cache=True)
-def _select(kind, Z, theta, Ainv, c, gum):
-    """Pair selection of each algorithm on features Z (K, p); returns (a, b)."""
+def _select(kind, Z, theta, Ainv, c, gum, util, sc, diff, AZ, G):
+    """Pair selection of each algorithm on features Z (K, p); returns (a, b). ``util``, ``sc``
+    (K), ``diff`` (p), ``AZ`` (p, K) and ``G`` (K, K) are scratch space (no allocation per round)."""
     K, p = Z.shape
-    util = Z @ theta
+    for k in range(K):
+        acc = 0.0
+        for j in range(p):
+            acc += Z[k, j] * theta[j]
+        util[k] = acc
     if kind == RCDP:
         # a_t = argmax <theta, z_hat>; b_t = argmax <theta, z - z_a> + c ||z - z_a||_{V^-1}.
         # As in the reference's main.py path, b_t may equal a_t (its score is exactly 0).
         a = _argmax(util)
-        sc = np.empty(K)
-        diff = np.empty(p)
         # the reference computes mean_diff as (Z - z_a) @ theta; use the same arithmetic
         for k in range(K):
             md = 0.0
@@ -98,11 +115,22 @@ def _select(kind, Z, theta, Ainv, c, gum):
             sc[k] = md + c * math.sqrt(max(_qform(Ainv, diff), 0.0))
         return a, _argmax(sc)
     if kind == RCDB or kind == MAXPAIR:
-        # joint pair UCB: argmax_{i,j} u_i + u_j + c ||z_i - z_j||_{W^-1}  (i == j allowed).
-        # G is symmetrised so (i, j) and (j, i) score exactly alike and the first (i < j) wins;
-        # in the reference round-off decides which of the two is "a" (statistically the same).
-        G = Z @ (Ainv @ Z.T)
-        G = 0.5 * (G + G.T)
+        # joint pair UCB: argmax_{i,j} u_i + u_j + c ||z_i - z_j||_{W^-1}  (i == j allowed), with
+        # G = Z W^-1 Z^T formed symmetric, so (i, j) and (j, i) score exactly alike and the first
+        # (i < j) wins; in the reference round-off decides which of the two is "a".
+        for j in range(p):
+            for k in range(K):
+                acc = 0.0
+                for m in range(p):
+                    acc += Ainv[j, m] * Z[k, m]
+                AZ[j, k] = acc
+        for i in range(K):
+            for k in range(i + 1):
+                acc = 0.0
+                for j in range(p):
+                    acc += Z[i, j] * AZ[j, k]
+                G[i, k] = acc
+                G[k, i] = acc
         best = -np.inf
         bi, bj = 0, 0
         for i in range(K):
@@ -115,7 +143,6 @@ def _select(kind, Z, theta, Ainv, c, gum):
         return bi, bj
     if kind == MAXINP:
         i = _argmax(util)
-        diff = np.empty(p)
         best = -np.inf
         bj = -1
         ucb_best = -np.inf
@@ -139,12 +166,10 @@ def _select(kind, Z, theta, Ainv, c, gum):
         return i, bj
     # CoLSTIM: perturbed leader i = argmax u + clip(eps, -5, 5) ||z||_{W^-1}, then the
     # optimistic challenger j != i.
-    sc = np.empty(K)
     for k in range(K):
         eps = min(max(gum[k], -5.0), 5.0)
         sc[k] = util[k] + eps * math.sqrt(max(_qform(Ainv, Z[k]), 0.0))
     i = _argmax(sc)
-    diff = np.empty(p)
     for k in range(K):
         if k == i:
             sc[k] = -np.inf
@@ -158,44 +183,73 @@ def _select(kind, Z, theta, Ainv, c, gum):
 
 
 @njit(cache=True)
-def newton_mle(theta, Z, o, w, n, lam, max_iter, tol):
+def _cholesky_solve(H, g, L, x):
+    """x = H^-1 g for a symmetric positive definite H (lam I + a PSD sum), by Cholesky."""
+    p = g.shape[0]
+    for i in range(p):
+        for j in range(i + 1):
+            acc = H[i, j]
+            for k in range(j):
+                acc -= L[i, k] * L[j, k]
+            L[i, j] = math.sqrt(acc) if i == j else acc / L[j, j]
+    for i in range(p):
+        acc = g[i]
+        for k in range(i):
+            acc -= L[i, k] * x[k]
+        x[i] = acc / L[i, i]
+    for i in range(p - 1, -1, -1):
+        acc = x[i]
+        for k in range(i + 1, p):
+            acc -= L[k, i] * x[k]
+        x[i] = acc / L[i, i]
+
+
+# reassoc lets LLVM vectorise the sums over the history (a reordering of additions, as BLAS does)
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def newton_mle(theta, ZT, o, w, n, lam, max_iter, tol, marg, res, curv):
     """Weighted regularised MLE (paper eq. for Theta_t), warm-started Newton, in place.
 
     Minimises (lam/2)||theta||^2 - sum_s w_s log g((-1)^(1-o_s) <theta, z_s>) over the first n
-    rows, stopping when ||grad|| < tol or after max_iter steps (reference: 50, 1e-7).
-    Returns the number of Newton steps taken.
+    samples, the columns of ``ZT`` (p, >= n), stopping when ||grad|| < tol or after max_iter
+    steps (reference: 50, 1e-7). As in the reference, the Hessian is formed only when a step is
+    taken. ``marg``, ``res`` and ``curv`` (>= n) are scratch space. Returns the steps taken.
     """
     p = theta.shape[0]
     H = np.empty((p, p))
+    L = np.empty((p, p))
     g = np.empty(p)
+    step = np.empty(p)
     for it in range(max_iter):
-        for i in range(p):
-            g[i] = lam * theta[i]
-            for j in range(p):
-                H[i, j] = 0.0
-            H[i, i] = lam
         for s in range(n):
-            m = 0.0
-            for i in range(p):
-                m += Z[s, i] * theta[i]
-            pr = 1.0 / (1.0 + math.exp(-m))
-            r = w[s] * (pr - o[s])
-            h = w[s] * pr * (1.0 - pr)
-            for i in range(p):
-                zi = Z[s, i]
-                g[i] += r * zi
-                hz = h * zi
-                for j in range(i + 1):
-                    H[i, j] += hz * Z[s, j]
+            marg[s] = 0.0
+        for i in range(p):
+            ti = theta[i]
+            for s in range(n):
+                marg[s] += ZT[i, s] * ti
+        for s in range(n):
+            pr = 1.0 / (1.0 + math.exp(-marg[s]))
+            res[s] = w[s] * (pr - o[s])
+            curv[s] = w[s] * pr * (1.0 - pr)
         gn = 0.0
         for i in range(p):
+            acc = 0.0
+            for s in range(n):
+                acc += res[s] * ZT[i, s]
+            g[i] = lam * theta[i] + acc
             gn += g[i] * g[i]
         if math.sqrt(gn) < tol:
             return it
-        for i in range(p):
-            for j in range(i + 1, p):
-                H[i, j] = H[j, i]
-        step = np.linalg.solve(H, g)
+        for i in range(p):  # H = lam I + sum_s curv_s z_s z_s^T
+            for s in range(n):
+                marg[s] = curv[s] * ZT[i, s]
+            for j in range(i + 1):
+                acc = 0.0
+                for s in range(n):
+                    acc += marg[s] * ZT[j, s]
+                H[i, j] = acc
+                H[j, i] = acc
+            H[i, i] += lam
+        _cholesky_solve(H, g, L, step)
         for i in range(p):
             theta[i] -= step[i]
     return max_iter
@@ -210,7 +264,8 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
 
     Shapes: Zsel/Zobs (S, n, K, p), U (S, n, K), unif/dnoise (S, n), gum (S, n, K or 1),
     theta (S, p), Ainv (S, p, p), ring buffers q_* (S, R, ...), head/tail (S, R), nxt (S, R),
-    RCDP history h_* (S, T, ...), regret (S, T) cumulative, arms (S, n, 2).
+    RCDP history h_dz (S, p, T) (samples as columns) and h_o/h_w (S, T), regret (S, T)
+    cumulative, arms (S, n, 2).
     """
     S, n, K, p = Zsel.shape
     R = head.shape[1]
@@ -218,6 +273,11 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
     kappa = prm[P_KAPPA]
     tmp = np.empty(p)
     dz = np.empty(p)
+    # scratch space of the pair selection and of the MLE
+    util, sc, diff = np.empty(K), np.empty(K), np.empty(p)
+    AZ, G = np.empty((p, K)), np.empty((K, K))
+    hT = h_dz.shape[2]
+    marg, res, curv = np.empty(hT), np.empty(hT), np.empty(hT)
     for s in range(S):
         for r in range(n):
             t = t0 + r
@@ -228,7 +288,7 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
                 c = math.sqrt(lam) + (math.sqrt(2.0 * p * math.log(1.0 + (t + 1) / (p * lam))
                                                 + 2.0 * math.log(1.0 / prm[P_DELTA]))
                                       + math.sqrt(p)) / kappa
-            a, b = _select(kind, Zsel[s, r], theta[s], Ainv[s], c, gum[s, r])
+            a, b = _select(kind, Zsel[s, r], theta[s], Ainv[s], c, gum[s, r], util, sc, diff, AZ, G)
             arms[s, r, 0] = a
             arms[s, r, 1] = b
             # --- the sample's feature difference and weight
@@ -298,7 +358,7 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
                 if kind == RCDP:
                     m = n_hist[s]
                     for j in range(p):
-                        h_dz[s, m, j] = q_dz[s, it, j]
+                        h_dz[s, j, m] = q_dz[s, it, j]
                     h_o[s, m] = q_o[s, it]
                     h_w[s, m] = q_w[s, it]
                     n_hist[s] = m + 1
@@ -321,7 +381,7 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
             if kind == RCDP and arrived > 0:
                 m = n_hist[s]
                 if prm[P_MLE_FAST] == 0 or m < 100 or m >= n_refit[s] * (1.0 + prm[P_GROWTH]):
-                    newton_mle(theta[s], h_dz[s], h_o[s], h_w[s], m, lam, 50, 1e-7)
+                    newton_mle(theta[s], h_dz[s], h_o[s], h_w[s], m, lam, 50, 1e-7, marg, res, curv)
                     n_refit[s] = m
             # --- regret r_t = ((u* - u_a) + (u* - u_b)) / 2
             ustar = U[s, r, 0]

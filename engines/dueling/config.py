@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 from engines.common.errors import InputError
+from engines.dueling.algorithms import ALGORITHMS, learns_phi, parse_algorithm
 
 #: Pre -> post-serving mappings phi of the reference (``get_true_post_context``).
 MAPPINGS = ("polynomial", "abs", "cosine", "sinusoidal", "linear", "piecewise", "interaction")
@@ -18,8 +20,9 @@ MAPPINGS = ("polynomial", "abs", "cosine", "sinusoidal", "linear", "piecewise", 
 #: ``StochasticGeometricDelay``), "strategic" (adversarial, budget Lambda), "none".
 DELAYS = ("stochastic", "geometric", "strategic", "none")
 CORRUPTIONS = ("strategic", "none")
-#: Algorithm families; append "+PS" to give a baseline the learned post-serving predictor.
-BASE_ALGORITHMS = ("RCDP-UCB", "RCDB", "CoLSTIM", "MaxInP", "MaxPairUCB")
+#: Algorithm families (``algorithms.ALGORITHMS``); append "+PS" to give a baseline the learned
+#: post-serving predictor.
+BASE_ALGORITHMS = tuple(ALGORITHMS)
 MODES = ("faithful", "fast")
 EXPLORATIONS = ("constant", "beta_t")
 
@@ -31,14 +34,31 @@ MAX_ESTIMATED_SECONDS = 900.0
 #: Memory cap: estimated bytes of arrays (regret curves, histories, queues) above which ``simulate``
 #: refuses to start.
 MAX_ESTIMATED_BYTES = 2e9
-#: The tab's label of each number a user sets (messages name what the user sees).
-LABELS = {"d": "d (pre-serving dimension)", "K": "K (arms per round)", "T": "T (rounds)",
-          "n_seeds": "seeds (independent runs)", "delay_mean": "stochastic delay mean mu (rounds)",
-          "delay_std": "Gaussian delay std (rounds)", "delay_budget": "adversarial delay budget Lambda (rounds)",
-          "corruption_budget": "corruption budget C (flips)"}
-#: Largest value each of these may take: beyond them delays and budgets stop meaning anything for
-#: horizons this engine runs, and int64 arithmetic in the kernels would overflow.
-LIMITS = {"T": 10**9, "delay_mean": 1e6, "delay_std": 1e6, "delay_budget": 1e12, "corruption_budget": 1e9}
+class Limit(NamedTuple):
+    """The range of one number a user sets: ``lo <= value <= hi``, whole or not, and its label
+    (the tab's words: messages name what the user sees)."""
+
+    lo: float
+    hi: float
+    whole: bool
+    label: str
+
+
+#: The bounds of every number a user sets, declared once: ``SimConfig`` refuses anything outside,
+#: and the tab, the MCP tool and the batch command read theirs here. Past them, delays and
+#: budgets stop meaning anything for the horizons this engine runs and int64 arithmetic in the
+#: kernels would overflow. How long a run may take is the cost model's business
+#: (``cost.check_budget``), not a bound's.
+LIMITS: dict[str, Limit] = {
+    "d": Limit(1, 200, True, "d (pre-serving dimension)"),
+    "K": Limit(2, 500, True, "K (arms per round)"),
+    "T": Limit(1, 10**9, True, "T (rounds)"),
+    "n_seeds": Limit(1, 10_000, True, "seeds (independent runs)"),
+    "delay_mean": Limit(0, 1e6, False, "stochastic delay mean mu (rounds)"),
+    "delay_std": Limit(0, 1e6, False, "Gaussian delay std (rounds)"),
+    "delay_budget": Limit(0, 1e12, True, "adversarial delay budget Lambda (rounds)"),
+    "corruption_budget": Limit(0, 1e9, True, "corruption budget C (flips)"),
+}
 
 
 def post_dim(phi: str, d: int) -> int:
@@ -64,20 +84,22 @@ def reference_seed_base(phi: str) -> int:
     return 42 + idx * 1000 + 999
 
 
-def parse_algorithm(name: str) -> tuple[str, bool]:
-    """Split ``"RCDB+PS"`` into ``("RCDB", True)``; raise InputError on unknown names.
-
-    >>> parse_algorithm("MaxInP+PS")
-    ('MaxInP', True)
-    """
-    base, ps = (name[:-3], True) if name.endswith("+PS") else (name, False)
-    if base not in BASE_ALGORITHMS:
-        raise InputError(f"unknown algorithm {name!r}; choose from {', '.join(BASE_ALGORITHMS)} "
-                         "(append '+PS' to give a baseline the post-serving predictor)")
-    if base == "RCDP-UCB" and ps:
-        raise InputError("RCDP-UCB always uses the predictor when there is post-serving context; "
-                         "write 'RCDP-UCB' without '+PS'")
-    return base, ps
+def _checked(name: str, v: object) -> int | float:
+    """``v`` as field ``name`` takes it, or InputError naming the field and its bound (``LIMITS``)."""
+    lo, hi, whole, label = LIMITS[name]
+    try:
+        if isinstance(v, bool):
+            raise TypeError
+        x = float(v)  # type: ignore[arg-type]
+        if not math.isfinite(x) or (whole and x != int(x)):
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{label} must be {'a whole' if whole else 'a finite'} number, got {str(v)[:40]}") from None
+    if x < lo:
+        raise InputError(f"{label} must be at least {lo:g} (got {x:.6g})")
+    if x > hi:
+        raise InputError(f"{label} must be between {lo:g} and {hi:g} (got {x:.6g})")
+    return int(x) if whole else x
 
 
 @dataclass
@@ -170,27 +192,8 @@ class SimConfig:
     max_round_steps: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("d", "K", "T", "n_seeds"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool):
-                try:
-                    if isinstance(v, bool) or float(v) != int(v):
-                        raise ValueError
-                    setattr(self, name, int(v))
-                except (TypeError, ValueError, OverflowError):
-                    raise InputError(f"{LABELS[name]} must be a whole number, got {str(v)[:40]}") from None
-        if self.T < 1:
-            raise InputError(f"T (rounds) must be at least 1 round, got T={self.T}")
-        if self.T > LIMITS["T"]:
-            raise InputError(f"T (rounds) must be at most {LIMITS['T']:.0e} rounds, got T={self.T:.3g}")
-        if self.K < 2:
-            raise InputError(f"a duel needs at least 2 arms; set K >= 2 (got K={self.K})")
-        if self.d < 1:
-            raise InputError(f"d must be at least 1 (got d={self.d})")
-        if self.n_seeds < 1:
-            raise InputError(f"n_seeds must be at least 1 (got {self.n_seeds})")
-        if self.d > 200 or self.K > 500:
-            raise InputError(f"d <= 200 and K <= 500 are supported (got d={self.d}, K={self.K})")
+        for name in LIMITS:
+            setattr(self, name, _checked(name, getattr(self, name)))
         if self.phi not in MAPPINGS:
             raise InputError(f"unknown mapping phi={self.phi!r}; choose from {', '.join(MAPPINGS)}")
         if self.delay not in DELAYS:
@@ -202,17 +205,6 @@ class SimConfig:
             raise InputError(f"mode must be 'faithful' or 'fast', got {self.mode!r}")
         if self.exploration not in EXPLORATIONS:
             raise InputError(f"exploration must be 'constant' or 'beta_t', got {self.exploration!r}")
-        for name in ("delay_mean", "delay_std", "delay_budget", "corruption_budget"):
-            v = getattr(self, name)
-            try:
-                x = float(v)
-            except (TypeError, ValueError, OverflowError):
-                raise InputError(f"{LABELS[name]} must be a number, got {str(v)[:40]}") from None
-            if isinstance(v, bool) or not math.isfinite(x) or not 0 <= x <= LIMITS[name]:
-                raise InputError(f"{LABELS[name]} must be a finite number between 0 and "
-                                 f"{LIMITS[name]:.0e} (got {x:.6g})")
-        self.delay_budget = int(self.delay_budget)
-        self.corruption_budget = int(self.corruption_budget)
         for name in ("lambda_reg", "kappa", "predictor_lr"):
             if not float(getattr(self, name)) > 0:
                 raise InputError(f"{name} must be > 0 (got {getattr(self, name)!r})")
@@ -232,8 +224,7 @@ class SimConfig:
         if len(set(self.algorithms)) != len(self.algorithms):
             raise InputError(f"an algorithm is listed twice: {self.algorithms}")
         for a in self.algorithms:
-            _base, ps = parse_algorithm(a)
-            if ps and not self.post_serving:
+            if parse_algorithm(a)[1] and not self.post_serving:
                 raise InputError(f"{a} needs post-serving context; set post_serving=True or drop "
                                  "the '+PS'")
         if not 0 < self.fast_refit_growth <= 10:
@@ -263,8 +254,7 @@ class SimConfig:
     @property
     def uses_predictor(self) -> bool:
         """Whether any learner trains the post-serving MLP in this run."""
-        return self.e_dim > 0 and any(
-            a == "RCDP-UCB" or a.endswith("+PS") for a in self.algorithms)
+        return any(learns_phi(a, self.e_dim) for a in self.algorithms)
 
     def to_dict(self) -> dict:
         """Plain-dict view (for CSV headers, JSON, the UI)."""

@@ -8,14 +8,16 @@ Fig. 1, no post-serving context), ``post-serving`` (Fig. 2, every method learns 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from engines.bandits.config import BASE_ALGORITHMS, SimConfig
-from engines.bandits.simulate import SimResult, estimate_seconds, simulate
 from engines.common.errors import InputError
+from engines.dueling.config import BASE_ALGORITHMS, LIMITS, SimConfig
+from engines.dueling.cost import check_budget, estimate_seconds
+from engines.dueling.simulate import SimResult, simulate
 
 PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+PS")
 
@@ -90,95 +92,101 @@ class SweepResult:
 SWEEPABLE = ("corruption_budget", "delay_budget", "delay_std", "delay_mean", "d", "K")
 #: How progress messages name each swept parameter (the tab's words, not the field names).
 SWEEP_NAMES = {"corruption_budget": "C", "delay_budget": "Lambda", "delay_std": "delay std",
-               "delay_mean": "delay mean", "d": "d", "K": "K"}
+               "delay_mean": "delay mean", "d": "d", "K": "K", "T": "T"}
+MAX_HORIZON = 200_000  # longest horizon a sweep over T accepts (rounds)
+MAX_SWEEP_VALUES = 50  # most values one sweep takes
 
 
-def sweep(base: SimConfig, param: str, values: Sequence[float],
+def sweep_values(param: str, values: Sequence[object], name: str | None = None) -> list[int | float]:
+    """``values`` as ``param`` takes them: finite numbers, whole ones for a whole-number field
+    (``config.LIMITS``), between 1 and ``MAX_SWEEP_VALUES`` of them; InputError otherwise, calling
+    the parameter ``name`` (default: its label in the tab).
+
+    >>> sweep_values("corruption_budget", [0, 25.0]), sweep_values("delay_std", ["50"])
+    ([0, 25], [50.0])
+    """
+    if param not in (*SWEEPABLE, "T"):
+        raise InputError(f"cannot sweep {param!r}; choose from {', '.join((*SWEEPABLE, 'T'))}")
+    try:
+        vals = [float(v) for v in values]  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        raise InputError("sweep values must be numbers") from None
+    if not 1 <= len(vals) <= MAX_SWEEP_VALUES:
+        raise InputError(f"give between 1 and {MAX_SWEEP_VALUES} values to sweep (got {len(vals)})")
+    if bad := [v for v in vals if not math.isfinite(v)]:
+        raise InputError(f"{bad[0]} is not a finite number")
+    if LIMITS[param].whole:
+        if frac := [v for v in vals if not v.is_integer()]:
+            raise InputError(f"{name or LIMITS[param].label} takes whole numbers, not {frac[0]:g}")
+        return [int(v) for v in vals]
+    return vals
+
+
+def _sweep_configs(cfg: SimConfig, param: str, vals: list[int | float]) -> list[SimConfig]:
+    """The runs a sweep makes: one per value, or over T one of the longest horizon."""
+    if param == "T":
+        if max(vals) > MAX_HORIZON or min(vals) < 1:
+            raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")
+        return [dataclasses.replace(cfg, T=max(vals))]
+    if param == "delay_budget" and cfg.delay != "strategic":
+        raise InputError("the delay budget only acts with the adversarial delay regime: choose it first")
+    return [dataclasses.replace(cfg, **{param: v}) for v in vals]
+
+
+def sweep_seconds(cfg: SimConfig, param: str, values: Sequence[float]) -> float:
+    """The estimated run time of :func:`sweep` (``cost.estimate_seconds`` of each of its runs).
+
+    >>> sweep_seconds(SimConfig(T=100, n_seeds=1), "corruption_budget", [0, 10]) < 5
+    True
+    """
+    return sum(estimate_seconds(c) for c in _sweep_configs(cfg, param, sweep_values(param, values)))
+
+
+def sweep(cfg: SimConfig, param: str, values: Sequence[float],
           progress: Callable[[float, str], None] | None = None) -> SweepResult:
-    """Final regret vs one parameter (e.g. the corruption budget C or the delay budget Lambda).
+    """Final regret of every algorithm against one parameter: the corruption budget C, the delay
+    budget Lambda, a delay's mean or std, d, K, or the horizon T.
 
     The learners' provisioning (robust_C, robust_Lambda, ...) stays fixed, as in the paper, so
-    the curve shows the environment's effect alone.
+    the curve shows the environment's effect alone. Over T it is ONE run of length max(values),
+    read at each horizon: exact, not an approximation, since no learner knows T, so the regret
+    after T' rounds of a longer run is the regret of a T'-round run. Refused with
+    :class:`InputError` before any work when a value is invalid (:func:`sweep_values`), a horizon
+    lies outside 1..``MAX_HORIZON``, the delay budget is swept without adversarial delay, or the
+    estimated run time of the whole sweep (``cost.estimate_seconds``) exceeds ``cfg.max_seconds``.
 
     >>> s = sweep(SimConfig(T=30, n_seeds=2, algorithms=("RCDP-UCB",)), "corruption_budget", [0, 5])
     >>> s.mean["RCDP-UCB"].shape
     (2,)
-    """
-    if param not in SWEEPABLE:
-        raise InputError(f"cannot sweep {param!r}; choose from {', '.join(SWEEPABLE)}")
-    if not values or len(values) > 12:
-        raise InputError("give between 1 and 12 values to sweep")
-    results, total = [], 0.0
-    for i, v in enumerate(values):
-        cast = int(v) if param in ("corruption_budget", "delay_budget", "d", "K") else float(v)
-        cfg = dataclasses.replace(base, **{param: cast})
-        sub = None
-        if progress is not None:
-            def sub(f, msg, i=i, cast=cast):
-                progress((i + f) / len(values), f"{SWEEP_NAMES[param]} = {cast}: {msg}")
-        res = simulate(cfg, sub)
-        total += res.seconds
-        results.append(res)
-    names = list(results[0].regret)
-    mean = {a: np.array([r.regret[a][:, -1].mean() for r in results]) for a in names}
-    std = {a: np.array([r.regret[a][:, -1].std() for r in results]) for a in names}
-    return SweepResult(param, [float(v) for v in values], mean, std, total, results)
-
-
-def sweep_T(cfg: SimConfig, Ts: Sequence[int] | None = None) -> SweepResult:
-    """Cumulative regret at horizons ``Ts`` from ONE run of length max(Ts).
-
-    Exact, not an approximation: no learner knows T, so the regret after T' rounds of a longer
-    run is the regret of a T'-round run.
-    """
-    if Ts is None:
-        Ts = np.unique(np.geomspace(max(10, cfg.T // 64), cfg.T, 7).astype(int)).tolist()
-    Ts = sorted(int(t) for t in Ts)
-    if Ts[0] < 1:
-        raise InputError("horizons must be >= 1")
-    res = simulate(dataclasses.replace(cfg, T=Ts[-1]))
-    idx = np.array(Ts) - 1
-    mean = {a: v[:, idx].mean(0) for a, v in res.regret.items()}
-    std = {a: v[:, idx].std(0) for a, v in res.regret.items()}
-    return SweepResult("T", [float(t) for t in Ts], mean, std, res.seconds, [res])
-
-
-MAX_HORIZON = 200_000  # longest horizon a sweep over T accepts (rounds)
-
-
-def sweep_within_budget(cfg: SimConfig, param: str, values: Sequence[float],
-                        progress: Callable[[float, str], None] | None = None) -> SweepResult:
-    """:func:`sweep_T` (``param == "T"``) or :func:`sweep`, refused with :class:`InputError` before
-    any work when the estimated run time (:func:`estimate_seconds`) exceeds ``cfg.max_seconds``, a
-    horizon lies outside 1..``MAX_HORIZON``, or the delay budget is swept without adversarial delay.
-
-    >>> sweep_within_budget(SimConfig(T=40, n_seeds=2, algorithms=("MaxInP",)), "T", [10, 40]).values
+    >>> sweep(SimConfig(T=40, n_seeds=2, algorithms=("MaxInP",)), "T", [10, 40]).values
     [10.0, 40.0]
     """
-    try:
-        vals = [float(v) for v in values]
-    except (TypeError, ValueError, OverflowError):
-        raise InputError("sweep values must be numbers") from None
-    if not vals:
-        raise InputError("give at least one value to sweep")
-    if not all(np.isfinite(vals)):
-        raise InputError("sweep values must be finite numbers (no nan or inf)")
-    if param == "T":
-        if max(vals) > MAX_HORIZON or min(vals) < 1:
-            raise InputError(f"horizons must be between 1 and {MAX_HORIZON}")
-        cfg = dataclasses.replace(cfg, T=int(max(vals)))
-        est = estimate_seconds(cfg)
-        if est > cfg.max_seconds:
-            raise InputError(f"the longest horizon would take about {est / 60:.0f} min; lower it")
-        return sweep_T(cfg, [int(v) for v in vals])
-    if param == "delay_budget" and cfg.delay != "strategic":
-        raise InputError("the delay budget only acts with the adversarial delay regime: choose it first")
-    total = sum(estimate_seconds(dataclasses.replace(
-        cfg, **{param: int(v) if param != "delay_std" else v})) for v in vals)
+    vals = sweep_values(param, values)
+    configs = _sweep_configs(cfg, param, vals)
+    for c in configs:
+        check_budget(dataclasses.replace(c, max_seconds=float("inf")))  # rounds and memory, per run
+    total = sum(estimate_seconds(c) for c in configs)
     if total > cfg.max_seconds:
-        raise InputError(f"this sweep would take about {total / 60:.0f} min; use fewer values, "
-                         "seeds or rounds, or mode 'fast'")
-    return sweep(cfg, param, vals, progress=progress)
+        raise InputError(f"this sweep would take about {total / 60:.0f} min here (cap "
+                         f"{cfg.max_seconds / 60:.0f} min): use fewer values, seeds or rounds"
+                         + (", or mode 'fast'" if cfg.mode == "faithful" else ""))
+    if param == "T":
+        res = simulate(configs[0], progress)
+        idx = np.array(sorted(set(vals))) - 1
+        return SweepResult("T", [float(t + 1) for t in idx], {a: v[:, idx].mean(0) for a, v in res.regret.items()},
+                           {a: v[:, idx].std(0) for a, v in res.regret.items()}, res.seconds, [res])
+    results, seconds = [], 0.0
+    for i, (v, c) in enumerate(zip(vals, configs)):
+        sub = None
+        if progress is not None:
+            def sub(f, msg, i=i, v=v):
+                progress((i + f) / len(vals), f"{SWEEP_NAMES[param]} = {v:g}: {msg}")
+        res = simulate(c, sub)
+        seconds += res.seconds
+        results.append(res)
+    mean = {a: np.array([r.regret[a][:, -1].mean() for r in results]) for a in results[0].regret}
+    std = {a: np.array([r.regret[a][:, -1].std() for r in results]) for a in results[0].regret}
+    return SweepResult(param, [float(v) for v in vals], mean, std, seconds, results)
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
