@@ -48,7 +48,35 @@ def test_server_memory_bounds_are_set():
     Gradio's 10,000 (about 0.3 MB each); the soak test measures their effect."""
     import platform
 
+    from server import memory
+
     if platform.libc_ver()[0] == "glibc":
-        assert app_module.bound_heap() is True
-        assert app_module._trimmer is not None and app_module._trimmer.is_alive()
+        assert memory.bound_heap() is True
+        assert memory.trimmer_alive()
     assert app_module.launch_options()["state_session_capacity"] == app_module.STATE_SESSIONS <= 1000
+
+
+def test_the_one_gradio_internal_replaced_is_pinned():
+    """``guard_inputs`` replaces ``Blocks.preprocess_data`` (a Gradio internal, not public API). It
+    calls the original with (block_fn, inputs, state, explicit_call): if a Gradio upgrade changes that
+    method, this fails here rather than as a server error on every event. The release it was written
+    against is the one ``requirements.txt`` pins."""
+    import asyncio
+    import inspect
+    import re
+
+    import gradio as gr
+
+    from conftest import REPO
+
+    pin = re.search(r"^gradio\[mcp\]==([\d.]+)$", (REPO / "requirements.txt").read_text(), re.M).group(1)
+    assert gr.__version__ == pin
+    params = list(inspect.signature(gr.Blocks.preprocess_data).parameters)
+    assert params == ["self", "block_fn", "inputs", "state", "explicit_call"], params
+    assert inspect.iscoroutinefunction(gr.Blocks.preprocess_data)
+    demo = app_module.build_app()
+    assert demo.preprocess_data.__wrapped__ == gr.Blocks.preprocess_data.__get__(demo)
+    # and it runs as Gradio calls it: a NaN angle is refused naming the slider, before conversion
+    fn = next(f for f in demo.fns.values() if f.api_name == "wm_attack")
+    with pytest.raises(gr.Error, match=r"yaw \(deg\) must be a finite number"):
+        asyncio.run(demo.preprocess_data(fn, [None, float("nan"), 0, 0, "none"], None))

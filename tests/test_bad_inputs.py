@@ -186,7 +186,7 @@ def test_api_call_body_over_the_cap_is_refused_before_parsing(running_app):
     or parsed), or streamed without a length (refused while counting, 1 MiB chunks)."""
     import httpx
 
-    from demos.http_limits import API_MAX_BODY
+    from server.http_limits import API_MAX_BODY
 
     status, body = _raw_post(running_app, "/gradio_api/call/codeprm_scan",
                              {"content-type": "application/json", "content-length": str(API_MAX_BODY + 1)},

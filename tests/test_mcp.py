@@ -16,7 +16,7 @@ import gradio as gr
 import pytest
 from conftest import REPO, free_port
 
-from demos import mcp_tools
+from server import mcp_tools
 
 TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
 

@@ -19,12 +19,12 @@ import json
 import gradio as gr
 import numpy as np
 
-from demos.http_limits import MAX_IMAGE_MIB
-from demos.ui import number, shorten, text
+from server.http_limits import MAX_IMAGE_MIB
+from server.inputs import number, shorten, text
 from engines.common import InputError, gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding); the MCP body cap fits it
-#: (``demos.http_limits.MCP_MAX_BODY``).
+#: (``server.http_limits.MCP_MAX_BODY``).
 MAX_IMAGE_BYTES = MAX_IMAGE_MIB * 2**20
 #: Longest code, prompt or reply a tool accepts (characters).
 MAX_TEXT_CHARS = 100_000

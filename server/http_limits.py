@@ -12,7 +12,7 @@ So every request passes here first:
 - API calls (any POST outside ``/gradio_api/upload`` and MCP) are refused with HTTP 413 and a
   one-line message past ``API_MAX_BODY``, from the Content-Length header or by counting the
   streamed bytes, before a byte is parsed.
-- MCP: a ``tools/call`` for a name that is not one of ``demos.mcp_tools``' tools, or with arguments
+- MCP: a ``tools/call`` for a name that is not one of ``server.mcp_tools``' tools, or with arguments
   of the wrong JSON type (``check_call``), is answered with a tool error naming the tool or the
   argument and never reaches Gradio; a body past ``MCP_MAX_BODY`` is answered with a tool error
   naming the limit (HTTP 200, so the session lives on). Every MCP request carries Gradio's own
@@ -38,13 +38,13 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MiB = 2**20
-#: Largest image an MCP tool takes (bytes, before base64); ``demos.mcp_tools`` checks it again.
+#: Largest image an MCP tool takes (bytes, before base64); ``server.mcp_tools`` checks it again.
 MAX_IMAGE_MIB = 16
 #: Largest MCP request body: a 16 MiB image is 21.4 MiB of base64, plus the JSON-RPC envelope.
 MCP_MAX_BODY = 22 * MiB
 #: Largest API call body (``/gradio_api/call``, ``/queue/join``, ...): the MCP tools' own calls
 #: come back through the queue, so it is above ``MCP_MAX_BODY``; a ``data:`` URI this long decodes
-#: to 18 MiB, under the 20 MiB upload cap (``app.MAX_UPLOAD``).
+#: to 18 MiB, under the 20 MiB upload cap (``server.launch.MAX_UPLOAD``).
 API_MAX_BODY = 24 * MiB
 #: An oversized MCP body is read (and dropped) up to this size to find its JSON-RPC id; past it, 413.
 MCP_DRAIN_LIMIT = 4 * MCP_MAX_BODY
