@@ -22,6 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "0" if online_host() else "1")
 
 import gradio as gr  # noqa: E402  (after the env set-up above)
 
+from demos import notes  # noqa: E402
 from demos.ui import APP_CSS  # noqa: E402
 from server import mcp_tools  # noqa: E402
 from server.inputs import guard_inputs  # noqa: E402
@@ -56,10 +57,11 @@ def available_tabs() -> list[tuple[str, object]]:
 
 
 def build_app() -> gr.Blocks:
-    """Build the multi-tab Blocks app; every event's inputs are checked first (``guard_inputs``).
-    Also bounds the process's heap (``bound_heap``)."""
+    """Build the multi-tab Blocks app and its method-notes pages (``demos.notes``); every event's
+    inputs are checked first (``guard_inputs``). Also bounds the process's heap (``bound_heap``)."""
     bound_heap()
     with gr.Blocks(title="ICML 2026 methods, runnable", analytics_enabled=False, delete_cache=DELETE_CACHE) as demo:
+        gr.Navbar(visible="hidden")  # the notes pages are reached from each tab's intro, not from a bar
         gr.Markdown("# ICML 2026 methods, runnable\nFour methods, real implementations, real data. "
                     "Everything runs locally.")
         with gr.Tabs():
@@ -67,6 +69,7 @@ def build_app() -> gr.Blocks:
                 with gr.Tab(label, id=label.lower().replace(" ", "-")):
                     mod.build()
         mcp_tools.register()
+    notes.add_pages(demo)
     guard_inputs(demo)
     demo.queue(default_concurrency_limit=2, max_size=32)
     return demo

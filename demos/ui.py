@@ -16,10 +16,10 @@ import gradio as gr
 from gradio import utils as gr_utils
 
 from engines.common import ShowcaseError
-from server.inputs import choice, choices, cut_message, number, shorten, text
+from server.inputs import choice, choices, number, refusal, shorten, text
 
-__all__ = ["APP_CSS", "TOKEN_STREAM", "cache_file", "choice", "choices", "figure_to_image", "friendly_errors",
-           "number", "shorten", "text"]
+__all__ = ["APP_CSS", "BUSY", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "figure_to_image",
+           "friendly_errors", "number", "one_at_a_time", "release_after", "shorten", "text"]
 
 log = logging.getLogger("showcase.ui")
 
@@ -33,6 +33,16 @@ APP_CSS = f"""
 .{TOKEN_STREAM} .token {{ font-size: 0 !important; line-height: normal !important; display: inline-block !important;
     margin: 0 1px 0 0 !important; padding: 0 !important; border-radius: 0 !important; }}
 .{TOKEN_STREAM} .token .text {{ font-size: var(--text-lg); line-height: 1.7; white-space: pre-wrap; }}
+/* Every tab name shows, on a phone too: Gradio moves the tabs that do not fit one line into a "..."
+   menu, judged by the widths of a hidden copy of the tab row; the copy measures nothing, and the
+   row wraps instead. */
+.tab-container.visually-hidden button {{ width: 0 !important; min-width: 0 !important; padding: 0 !important;
+    border: 0 !important; overflow: hidden !important; }}
+.tab-wrapper, [role=tablist].tab-container {{ height: auto !important; flex-wrap: wrap !important; }}
+/* On a phone, what sits side by side on a wide screen stacks, so no label or dropdown is cut short. */
+@media (max-width: 640px) {{
+  .row > *, .form > * {{ min-width: 100% !important; }}
+}}
 """
 
 
@@ -41,42 +51,45 @@ APP_CSS = f"""
 _INTERNAL_NAME = re.compile(r" ?\([A-Za-z_.]*(?:Error|Exception|Warning)\)")
 
 
-def _to_gradio_error(exc: Exception) -> gr.Error:
+def _to_gradio_error(exc: Exception, where: str) -> gr.Error:
+    """The error a tab shows for ``exc``: a refusal (one log line) for bad input the user can fix, a
+    generic message for a real fault, whose traceback goes to the log once."""
+    if isinstance(exc, gr.Error):
+        return exc if not exc.print_exception else refusal(where, str(exc.message))
     if isinstance(exc, ShowcaseError):
-        return gr.Error(cut_message(_INTERNAL_NAME.sub("", str(exc))))
+        return refusal(where, _INTERNAL_NAME.sub("", str(exc)), detail=type(exc).__name__)
     from PIL import UnidentifiedImageError
 
     if isinstance(exc, UnidentifiedImageError):  # a file that is not an image: the user can fix it
-        return gr.Error("This file is not an image the app can read; use a PNG, JPEG or WebP file.")
-    log.exception("unexpected error in a tab callback")
+        return refusal(where, "This file is not an image the app can read; use a PNG, JPEG or WebP file.",
+                       detail=type(exc).__name__)
+    log.error("unexpected error in %s", where, exc_info=exc)
     # no internal names (exception classes) in what users read; the log has the details
-    return gr.Error("Something went wrong on the server; the details are in the server log.")
+    return gr.Error("Something went wrong on the server; the details are in the server log.", print_exception=False)
 
 
 def friendly_errors(fn):
-    """Turn engine errors into a short message in the browser; never show a stack trace.
+    """Turn engine errors into a short message in the browser; never show a stack trace. Bad input is
+    logged as one line, a real fault with its traceback (``_to_gradio_error``).
 
     Works on plain functions and on generators (streamed events).
     """
+    where = fn.__name__
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen_wrapper(*args, **kwargs):
             try:
                 yield from fn(*args, **kwargs)
-            except gr.Error:
-                raise
             except Exception as exc:
-                raise _to_gradio_error(exc) from exc
+                raise _to_gradio_error(exc, where) from None
         return gen_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except gr.Error:
-            raise
         except Exception as exc:
-            raise _to_gradio_error(exc) from exc
+            raise _to_gradio_error(exc, where) from None
     return wrapper
 
 
@@ -130,3 +143,51 @@ def cache_file(prefix: str, suffix: str = "", name: str | None = None) -> str:
     path = Path(tempfile.mkdtemp(dir=folder)) / name
     path.touch()
     return str(path)
+
+
+# ----------------------------------------------------------------------------- event wiring
+#: What a button that runs one job at a time reads while its job runs (it is disabled then).
+BUSY = "{what}... (one at a time: wait for this one to finish)"
+
+
+def _private(event, fn, outputs) -> None:
+    """Add a quick, unnamed front-end step after ``event`` (not an API endpoint)."""
+    event(fn, None, outputs, queue=False, api_visibility="private")
+
+
+def release_after(event, button: gr.Button, label: str) -> None:
+    """Make ``button`` usable again, reading ``label``, once ``event`` ends, with a result or an error.
+
+    Gradio 6.31's front end runs a ``.then`` step only after a success (on an error it runs the
+    ``.failure`` steps alone), so the release is both."""
+    def ready():
+        return gr.update(interactive=True, value=label)
+
+    _private(event.then, ready, button)
+    _private(event.failure, ready, button)
+
+
+def one_at_a_time(button: gr.Button, what: str, fn, inputs, outputs, **event_kwargs):
+    """Wire ``button`` to run ``fn`` one job at a time: while it runs the button is disabled and says
+    so (``BUSY``), so a second click is never dropped without a word; it comes back after a result or
+    an error (``release_after``). Returns ``fn``'s event, for further steps."""
+    label = button.value
+
+    def busy():
+        return gr.update(interactive=False, value=BUSY.format(what=what))
+
+    started = button.click(busy, None, button, queue=False, api_visibility="private")
+    event = started.then(fn, inputs, outputs, **event_kwargs)
+    release_after(event, button, label)
+    return event
+
+
+def clear_on_error(event, outputs: list, values: list | None = None) -> None:
+    """After ``event`` fails, set ``outputs`` to ``values`` (empty by default), so that no result of an
+    earlier run stays on screen beside the error, as if it answered the new input."""
+    values = [None] * len(outputs) if values is None else list(values)
+
+    def cleared():
+        return values[0] if len(values) == 1 else tuple(values)
+
+    _private(event.failure, cleared, outputs)

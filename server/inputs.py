@@ -9,12 +9,13 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import re
 
 import gradio as gr
 
 from engines.common import InputError
 
-log = logging.getLogger("showcase.inputs")
+log = logging.getLogger("showcase.refused")
 
 #: Longest piece of a user's input that a message quotes back (the rest is cut, never echoed).
 ECHO_CHARS = 40
@@ -127,14 +128,46 @@ def _label(block) -> str:
     return str(getattr(block, "label", None) or type(block).__name__)
 
 
+#: A web address (``http://host/...``, ``//host/...``, any ``scheme://``): in a file argument Gradio
+#: would look the host up and fetch it; this server takes uploaded files only.
+_WEB_ADDRESS = re.compile(r"^\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")
+
+
+def _file_addresses(payload: object, limit: int = 1000) -> list[str]:
+    """The ``path`` strings of the file payloads (``{"path": ..., "meta": {"_type": "gradio.FileData"}}``)
+    in ``payload``, however they are nested (at most ``limit`` values looked at). Gradio reads an input
+    file from its ``path``; the ``url`` beside it (the browser sends this server's own) is not used."""
+    found, stack, seen = [], [payload], 0
+    while stack and seen < limit:
+        value = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            found += [v for k, v in value.items() if k == "path" and isinstance(v, str)]
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return found
+
+
+def check_files(label: str, payload: object) -> None:
+    """Refuse a file argument that names a web address: Gradio would resolve its host (a DNS lookup)
+    and download it, and no user input may make this server open a network connection."""
+    for address in _file_addresses(payload):
+        if _WEB_ADDRESS.match(address):
+            raise InputError(f"{label}: give an uploaded file, not a web address (this server never "
+                             "fetches one)")
+
+
 def check_payload(block, payload):
     """Validate one raw input payload against its component (before Gradio converts it).
 
     Numbers (Slider, Number) must be JSON numbers (not text), finite and within the component's range, choices (Radio,
     Dropdown, CheckboxGroup) one of its choices, text (Textbox, Code) valid UTF-8 within its
-    ``max_length``, check boxes true or false. Raises :class:`InputError` naming the label.
+    ``max_length``, check boxes true or false, files uploaded files (never a web address). Raises
+    :class:`InputError` naming the label.
     """
     label = _label(block)
+    check_files(label, payload)
     if isinstance(block, (gr.Slider, gr.Number)):
         if payload is None and isinstance(block, gr.Number):
             return
@@ -159,6 +192,15 @@ def cut_message(message: str) -> str:
     return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
 
 
+def refusal(where: str, message: str, detail: str = "") -> gr.Error:
+    """The error that refuses an ordinary bad input: shown as ``message`` (cut to ``MESSAGE_CHARS``)
+    and logged as one line naming ``where`` (an endpoint or tool) and ``detail`` (for the log only,
+    e.g. an exception's class), without a traceback: the log keeps tracebacks for real faults."""
+    message = cut_message(message)
+    log.warning("%s: %s%s", where, message.replace("\n", " "), f" [{detail}]" if detail else "")
+    return gr.Error(message, print_exception=False)
+
+
 def guard_inputs(demo: gr.Blocks) -> gr.Blocks:
     """Check every event's raw inputs before Gradio converts them, for every tab at once.
 
@@ -166,12 +208,13 @@ def guard_inputs(demo: gr.Blocks) -> gr.Blocks:
     image file or a value outside a dropdown's choices would fail there with an empty message (or
     echo a megabyte of input back). This wraps ``demo.preprocess_data`` so that each input is first
     checked by :func:`check_payload`, and any error while converting becomes a short message that
-    names the field. Returns ``demo``.
+    names the field. Each refusal is one line in the log (``refusal``). Returns ``demo``.
     """
     original = demo.preprocess_data
 
     @functools.wraps(original)
     async def preprocess_data(block_fn, inputs, state, explicit_call: bool = False):
+        where = block_fn.api_name or getattr(block_fn.fn, "__name__", "an event")
         blocks = list(block_fn.inputs)
         for i, block in enumerate(blocks):
             if i >= len(inputs) or getattr(block, "stateful", False):
@@ -181,22 +224,19 @@ def guard_inputs(demo: gr.Blocks) -> gr.Blocks:
             try:
                 check_payload(block, inputs[i])
             except InputError as exc:
-                raise gr.Error(cut_message(str(exc))) from None
+                raise refusal(where, str(exc)) from None
         try:
             return await original(block_fn, inputs, state, explicit_call)
         except gr.Error as exc:
-            raise gr.Error(cut_message(str(exc.message))) from None
+            raise refusal(where, str(exc.message)) from None
         except Exception as exc:  # noqa: BLE001 - Gradio's conversion failed: say which field, never a trace
-            cause = exc.__cause__ or exc
             files = [_label(b) for b in blocks if isinstance(b, (gr.Image, gr.File))]
-            log.warning("input conversion failed (%s): %s", [_label(b) for b in blocks], type(cause).__name__)
-            if files:
-                msg = (f"could not read the file given for {', '.join(files)} ({type(cause).__name__}); "
-                       "upload a PNG or JPEG image")
+            if files:  # the class name (UnidentifiedImageError, InvalidPathError) goes to the log only
+                msg = f"could not read the file given for {', '.join(files)}: upload a PNG or JPEG image"
             else:
-                msg = (f"could not read the input of {', '.join(_label(b) for b in blocks) or 'this action'} "
-                       f"({type(cause).__name__}); check the values and try again")
-            raise gr.Error(cut_message(msg)) from None
+                msg = (f"could not read the input of {', '.join(_label(b) for b in blocks) or 'this action'}: "
+                       "check the values and try again")
+            raise refusal(where, msg, detail=type(exc.__cause__ or exc).__name__) from None
 
     demo.preprocess_data = preprocess_data
     return demo

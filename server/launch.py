@@ -17,6 +17,9 @@ MAX_UPLOAD = "20mb"
 #: the server keeps, least recently used dropped first; Gradio's default is 10,000 (about 3 GB).
 #: Every API call without a session hash is a session of its own.
 STATE_SESSIONS = 256
+#: Words Gradio's front end looks up and its English bundle lacks: the screen-reader live region
+#: announced a finished event as the raw key "common.complete".
+TRANSLATIONS = {"en": {"common.complete": "Done"}}
 
 
 def launch_options(css: str = "") -> dict:
@@ -25,9 +28,10 @@ def launch_options(css: str = "") -> dict:
     Sessions kept in memory are capped at ``STATE_SESSIONS``. ``RequestGuard`` caps every request
     body before Gradio parses it and lets only the tools of ``server.mcp_tools`` run over MCP (the
     tabs' endpoints keep their names for the browser and gradio_client); ``mcp_body_limit`` lifts
-    the MCP library's 4 MiB cap to fit a 16 MiB image.
+    the MCP library's 4 MiB cap to fit a 16 MiB image. ``TRANSLATIONS`` fill the words Gradio's
+    front end is missing.
     """
     guard = Middleware(RequestGuard, allowed_tools=mcp_tools.tool_names(), check_call=mcp_tools.check_call)
     return {"theme": gr.themes.Soft(), "css": css, "show_error": False, "max_file_size": MAX_UPLOAD,
-            "state_session_capacity": STATE_SESSIONS,
+            "state_session_capacity": STATE_SESSIONS, "i18n": gr.I18n(**TRANSLATIONS),
             "app_kwargs": {"middleware": [guard], "lifespan": mcp_body_limit()}}
