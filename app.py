@@ -81,6 +81,8 @@ def launch_options() -> dict:
 
 
 def main() -> None:
+    # one line per record, named: refusals of bad input are one "refused ..." line each (server.inputs)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # Gradio warns about the tabs' gr.State inputs as if they were MCP tools; they are not (RequestGuard).
     warnings.filterwarnings("ignore", message="This MCP server includes a tool that has a gr.State input")
     demo = build_app()

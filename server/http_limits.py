@@ -276,7 +276,7 @@ class RequestGuard:
         try:
             body = await read_body(receive, self.mcp_max_body, drain_to=MCP_DRAIN_LIMIT if streamable else 0)
         except BodyTooLarge as exc:
-            log.warning("MCP request refused: %s bytes or more", exc.size)
+            log.warning("refused MCP request: %s bytes or more", exc.size)
             msg = too_large_message(exc.size, exc.complete)
             rid = request_id(exc.head, exc.tail) if exc.complete and streamable else None
             if rid is None:
@@ -287,13 +287,13 @@ class RequestGuard:
             return None
         parsed, problem = parse_json(body)
         if problem:
-            log.warning("MCP request refused: %s", problem)
+            log.warning("refused MCP request: %s", problem)
             return await _answer(send, 400, rpc_error(None, problem, code=-32700))
         calls = _tool_calls(parsed)
         refused = self._refused_call(calls)
         if refused is not None:
             rid, msg = refused
-            log.warning("MCP call refused: %s", msg)
+            log.warning("refused MCP call: %s", msg)
             if streamable:
                 return await _answer(send, 200, tool_error(rid, msg))
             return await _answer(send, 403, msg)
@@ -301,7 +301,7 @@ class RequestGuard:
             return await self.app(scope, replay(body, receive), send)
         if self.calls + len(calls) > self.max_calls:
             msg = queue_full_message(self.max_calls)
-            log.warning("MCP call refused: %s", msg)
+            log.warning("refused MCP call: %s", msg)
             return await _answer(send, 200, tool_error(calls[0].get("id"), msg))
         self.calls += len(calls)
         try:

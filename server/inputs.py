@@ -197,7 +197,7 @@ def refusal(where: str, message: str, detail: str = "") -> gr.Error:
     and logged as one line naming ``where`` (an endpoint or tool) and ``detail`` (for the log only,
     e.g. an exception's class), without a traceback: the log keeps tracebacks for real faults."""
     message = cut_message(message)
-    log.warning("%s: %s%s", where, message.replace("\n", " "), f" [{detail}]" if detail else "")
+    log.warning("refused %s: %s%s", where, message.replace("\n", " "), f" [{detail}]" if detail else "")
     return gr.Error(message, print_exception=False)
 
 
