@@ -254,8 +254,8 @@ def rank_ready():
 
 
 UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
-#: Seconds SmolLM2 may keep sampling to find parseable candidates (a round of 8 samples of 48 new
-#: tokens takes about 5-15 s on a shared 2-core CPU); the first round always runs.
+#: Seconds SmolLM2 may sample to find candidates that parse: rounds of samples (new seeds) go on
+#: until enough parse or the budget is spent, and a round stops where it is at the budget's end.
 SAMPLE_BUDGET_S = 60.0
 
 
@@ -271,7 +271,9 @@ def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> tuple[st
     prefix = utf8_text(prefix, "Prefix")
     kept, drawn, unparseable, seed, t0 = [], 0, 0, 0, time.monotonic()
     while len(kept) < n and (seed == 0 or time.monotonic() - t0 < SAMPLE_BUDGET_S):
-        batch = sample_candidates(prefix, n=min(8, 2 * (n - len(kept))), max_new_tokens=max_new_tokens, seed=seed)
+        left = SAMPLE_BUDGET_S - (time.monotonic() - t0)  # a round stops where it is when the budget is spent
+        batch = sample_candidates(prefix, n=min(8, 2 * (n - len(kept))), max_new_tokens=max_new_tokens, seed=seed,
+                                  max_time=max(5.0, left))
         drawn += len(batch)
         unparseable += sum(not c["parses"] for c in batch)
         kept += [c["text"] for c in batch if c["parses"] and c["text"] not in kept]
@@ -284,7 +286,8 @@ def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> tuple[st
     kept = kept[:n]
     info = (f"{len(kept)} candidate{'s' if len(kept) != 1 else ''} that parse, from {drawn} samples in "
             f"{seconds:.0f} s: {unparseable} did not parse and were dropped"
-            + (f", {others} more were repeats or past the {n} asked for" if others else "") + ".")
+            + (f", {others} more {'was' if others == 1 else 'were'} repeated or past the {n} asked for"
+               if others else "") + ".")
     if len(kept) < n:
         info += f" Fewer than the {n} asked for: sampling stops after {SAMPLE_BUDGET_S:.0f} s."
     return f"\n{CANDIDATE_SEP}\n".join(kept), info
@@ -356,9 +359,6 @@ def build() -> None:
 
     example.change(load_example, example, code, api_name="codeprm_example")
     outs = [verdict, plot, code_view, findings, json_file, sarif_file, state, step, step_info]
-    scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
-    step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
-    play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
     scanned = scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
     clear_on_error(scanned, outs, ["", None, "", None, None, None, None, gr.update(maximum=2, value=1, interactive=False), ""])
     step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")

@@ -266,8 +266,9 @@ def build() -> None:
         with gr.Column(scale=3):
             # no max_length: the browser would cut a longer paste without a word; the engine refuses it
             # and names the limit
-            prompt = gr.Textbox(label="Prompt", lines=3, info=f"at most {limits.max_prompt_chars:,} characters",
-                                placeholder="Ask something (benign or harmful, to see the guard work)")
+            prompt = gr.Textbox(label="Prompt", lines=3,
+                                placeholder=f"Ask something (benign or harmful, to see the guard work; at most "
+                                            f"{limits.max_prompt_chars:,} characters)")
             go = gr.Button("Generate", variant="primary")
             banner = gr.Markdown()
             tokens = gr.HighlightedText(label="Reply, coloured by per-token risk (0 = safe, 1 = harmful)",
@@ -302,8 +303,9 @@ def build() -> None:
                         trigger_mode="multiple", concurrency_limit=2)
     clear_on_error(streamed, [tokens, curve, banner, timing, comparison], [None, None, "", "", ""])
     with gr.Accordion("Score a given reply (teacher-forced)", open=False):
-        s_prompt = gr.Textbox(label="Prompt", lines=2, info=f"at most {limits.max_prompt_chars:,} characters")
-        s_reply = gr.Textbox(label="Reply to score", lines=4, info=f"at most {limits.max_response_chars:,} characters")
+        s_prompt = gr.Textbox(label="Prompt", lines=2, placeholder=f"at most {limits.max_prompt_chars:,} characters")
+        s_reply = gr.Textbox(label="Reply to score", lines=4,
+                             placeholder=f"at most {limits.max_response_chars:,} characters")
         s_go = gr.Button("Score")
         s_verdict = gr.Markdown()
         s_tokens = gr.HighlightedText(label="Reply up to the stop, coloured by risk", combine_adjacent=False,

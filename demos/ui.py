@@ -39,9 +39,14 @@ APP_CSS = f"""
 .tab-container.visually-hidden button {{ width: 0 !important; min-width: 0 !important; padding: 0 !important;
     border: 0 !important; overflow: hidden !important; }}
 .tab-wrapper, [role=tablist].tab-container {{ height: auto !important; flex-wrap: wrap !important; }}
-/* On a phone, what sits side by side on a wide screen stacks, so no label or dropdown is cut short. */
+/* A table header wraps between words, never inside one ("C W E"). */
+th, th .header {{ word-break: keep-all !important; overflow-wrap: normal !important; }}
+/* On a phone, what sits side by side on a wide screen stacks, so no label or dropdown is cut short,
+   and a table keeps columns wide enough for a word and scrolls sideways in its box. */
 @media (max-width: 640px) {{
   .row > *, .form > * {{ min-width: 100% !important; }}
+  .table-wrap th, .table-wrap td {{ min-width: 5.5em !important; max-width: none !important; }}
+  .prose table {{ display: block; overflow-x: auto; }}
 }}
 """
 

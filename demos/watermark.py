@@ -15,7 +15,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from demos import notes
-from demos.ui import choice, clear_on_error, friendly_errors, number, one_at_a_time, release_after, text
+from demos.ui import (
+    choice,
+    clear_on_error,
+    friendly_errors,
+    number,
+    one_at_a_time,
+    release_after,
+    text,
+)
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
@@ -50,10 +58,10 @@ EXPECTED_WAIT = "about 2-5 s at 1024 px wide, 3-7 s at 2048 px, on a shared 2-co
 # SWEEP_WIDTH px wide.
 MAX_WIDTH = 2048
 SWEEP_WIDTH = 1024
-#: The sweep's cost model, seconds = a + b x megapixels of the swept copy: fitted to runs on the
-#: 2-core machine the app is measured on (512 px: 8 s, 1024 px: 21 s when the machine is quiet),
-#: then raised by a fifth, since a shared machine is seldom quiet.
-SWEEP_COST = (4.4, 39.7)
+#: The sweep's cost model, seconds = a + b x megapixels of the swept copy, fitted to runs on the
+#: 2-core machine class the app is measured on: 512 px took 8 s quiet and 13-22 s shared with other
+#: work, 1024 px 21 s quiet and 47 s shared; the model sits between the two (12.5 s and 32 s).
+SWEEP_COST = (6.0, 49.6)
 
 
 def sweep_seconds(width: int, height: int) -> float:
@@ -67,15 +75,17 @@ def sweep_seconds(width: int, height: int) -> float:
 def sweep_wait(image=None) -> str:
     """The line under the sweep button: what a sweep of the prepared panorama will take."""
     if image is None or (isinstance(image, str) and not image):
-        return f"The sweep takes about {sweep_seconds(SWEEP_WIDTH, SWEEP_WIDTH // 2):.0f} s on a 1024 x 512 panorama."
-    if isinstance(image, str):
-        from PIL import Image
-
-        with Image.open(image) as im:
-            w, h = im.size
+        w, h, what = SWEEP_WIDTH, SWEEP_WIDTH // 2, "a 1024 x 512 panorama"
     else:
-        h, w = np.asarray(image).shape[:2]
-    return f"The sweep takes about {sweep_seconds(w, h):.0f} s on this {w} x {h} panorama."
+        if isinstance(image, str):
+            from PIL import Image
+
+            with Image.open(image) as im:
+                w, h = im.size
+        else:
+            h, w = np.asarray(image).shape[:2]
+        what = f"this {w} x {h} panorama"
+    return f"The sweep takes about {sweep_seconds(w, h):.0f} s on {what}."
 
 
 def _config(bits_label: str) -> WatermarkConfig:
