@@ -359,6 +359,9 @@ def test_busy_buttons_come_back_after_an_error_and_stale_output_goes(page, artif
     _open_tab(page, "Dueling bandits")
     page.get_by_label("T (rounds)").fill("100")
     page.get_by_role("button", name="Run", exact=True).click()
+    busy = page.get_by_role("button", name=re.compile(r"^Running\.\.\. \(one at a time"))  # a second click meets this
+    busy.wait_for(timeout=10_000)
+    assert busy.is_disabled()
     page.locator("p", has_text="100 rounds (mode").first.wait_for(timeout=180_000)
     page.get_by_label("T (rounds)").fill("0")
     page.get_by_role("button", name="Run", exact=True).click()
@@ -452,8 +455,19 @@ def _check_reach(page, width: int, height: int, artifacts_dir) -> None:
 def test_reach_at_1400_by_1000(page, artifacts_dir):
     """Issue #39 item 3: at 1400 x 1000 the guardrail's Generate button and the start of the reply
     were below the fold. Each tab's main button is now in view when the tab opens and its first
-    result shows in view, and no label is cut."""
+    result shows in view, and no label is cut. Item 5: each tab's intro links to its method notes,
+    a page the app serves."""
     _check_reach(page, 1400, 1000, artifacts_dir)
+    for tab, *_ in MAIN:
+        page.get_by_role("tab", name=tab).click()
+        link = page.get_by_role("link", name="How it works").locator("visible=true").first
+        assert link.get_attribute("href").startswith("notes-"), tab
+    with page.context.expect_page() as opened:
+        link.click()
+    notes = opened.value
+    notes.get_by_text("Back to the app").wait_for(timeout=60_000)
+    assert "RCDP-UCB" in notes.inner_text("body")
+    notes.close()
 
 
 def test_reach_on_a_phone(page, artifacts_dir):
