@@ -127,6 +127,9 @@ def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
     # the findings table says what flagged each step (the analysers here: bandit and CodeShield)
     page.get_by_text("step flagged by").first.wait_for(timeout=30_000)
     page.get_by_text(re.compile(r"^analysers( \+ model)?$")).first.wait_for(timeout=30_000)
+    # one word for one thing (issue #39 item 5): a step's number is its risk, as the verdict's is
+    page.get_by_text("step risk", exact=True).first.wait_for(timeout=30_000)
+    assert page.get_by_text(re.compile("step score|security score")).count() == 0
     page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
 
 
@@ -385,7 +388,7 @@ def test_busy_buttons_come_back_after_an_error_and_stale_output_goes(page, artif
     assert len(prompt.input_value()) == 5000                          # not cut to 4,000 by the browser
     page.get_by_role("button", name="Generate").click()
     seen.append(_new_toast(page, "5,000"))
-    assert "4,000" in seen[-1]
+    assert "4,000" in seen[-1] and page.get_by_role("button", name="Generate").is_enabled()
     prompt.fill("")
     page.screenshot(path=str(artifacts_dir / "errors_cleared.png"), full_page=True)
     _close_toasts(page)
