@@ -118,7 +118,7 @@ def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray | None, str]:
     return img, "\n\n".join(lines)
 
 
-def load_example(path: str) -> tuple[np.ndarray | None, str]:
+def load_example_panorama(path: str) -> tuple[np.ndarray | None, str]:
     """An example panorama clicked in the examples row (they are all 2:1)."""
     return load_panorama(path, "refuse")
 
@@ -349,7 +349,7 @@ def build() -> None:
             # an example loads by its own click event: the upload box's change event fires twice when
             # a new file replaces the old one, and so did the toast of a bad upload
             gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples",
-                        fn=load_example, outputs=[panorama, load_info], run_on_click=True, cache_examples=False,
+                        fn=load_example_panorama, outputs=[panorama, load_info], run_on_click=True, cache_examples=False,
                         api_visibility="private")
             load_info.render()
             panorama.render()
