@@ -17,7 +17,7 @@ also import from Python without this UI.
 |---|---|---|
 | **Panorama watermark** | Keyed bits hidden in the spherical-harmonic coefficients of an equirectangular panorama, read back from the image and key alone, via SO(3)-invariant bispectrum scalars after any 3D rotation and compression. | Spherical invariant bispectrum watermarking (ICML 2026) |
 | **Streaming guardrail** | SmolLM2-135M streams a reply; a small latent-dynamics head on its hidden states scores risk per token and stops the stream when the policy fires. | PlugGuard / Kelp, arXiv 2510.09694 (ICML 2026) |
-| **Code security stepping** | A step-level security process reward model over Python: per-step scores, risk-sensitive verdicts for full and partial code, ranking of continuations. | SecCodePRM, arXiv 2602.10418 (ICML 2026) |
+| **Code security stepping** | A step-level security process reward model over Python: a risk for every step, risk-sensitive verdicts for full and partial code, ranking of continuations. | SecCodePRM, arXiv 2602.10418 (ICML 2026) |
 | **Dueling bandits** | RCDP-UCB against baselines with post-serving contexts, delayed and corrupted feedback; regret curves over many seeds. | RCDP-UCB, arXiv 2605.01752 (ICML 2026) |
 
 Everything runs offline: the language model is SmolLM2-135M-Instruct, read from the GGUF file

@@ -16,13 +16,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
+from demos import notes
 from demos.ui import (
     cache_file,
     choice,
     choices,
+    clear_on_error,
     figure_to_image,
     friendly_errors,
     number,
+    one_at_a_time,
     text,
 )
 from engines.common import ASSETS_DIR, InputError
@@ -43,21 +46,19 @@ from engines.dueling import (
 
 FIG_DIR = ASSETS_DIR / "bandits"
 
-INTRO = """
-### Dueling bandits: RCDP-UCB (arXiv 2605.01752, ICML 2026) against four baselines
-Each round K arms arrive with pre-serving contexts x ~ U[-pi, pi]^d; a post-serving context
-y = phi(x) is seen only after serving; the learner duels a pair and gets a logistic (BTL) preference,
-possibly **delayed** (stochastic N(mu, std^2) or adversarial: floor(sqrt(Lambda)) rounds while the
-budget Lambda lasts) and possibly **flipped** (an adversary flips outcomes that favour the better arm
-until C is spent). Regret per round = mean gap of the two served arms, in utility units.
-
-**Modes.** *faithful* = what the reference code does (exact weighted MLE after every arrival,
-full-batch predictor training each round). *fast* = exact MLE refits only when the history has
-grown 5 %, predictor trained on 128-row minibatches (**not from the paper or the reference**).
-**Not from the reference either:** every algorithm sees the same contexts/noise (independent
-seeded streams per seed), the optional growing radius beta_t, the geometric delay option in the UI.
-RCDP-UCB is provisioned for C=25, Lambda=10^4, mu=100, kappa=0.25 whatever the environment, like the paper.
-"""
+INTRO = ("Watch RCDP-UCB and four baselines learn which of two options people prefer when the feedback comes "
+         f"late and some of it is flipped on purpose, and compare their regret. {notes.link('bandits')}")
+#: What the Advanced section says about the settings that are not the paper's or the reference's.
+ADVANCED_NOTE = (
+    "Each round K arms arrive with contexts x ~ U[-pi, pi]^d; a post-serving context y = phi(x) is seen only after "
+    "serving. Feedback may be **delayed** (stochastic N(mu, std^2), geometric, or adversarial: floor(sqrt(Lambda)) "
+    "rounds while the budget Lambda lasts) and **flipped** (an adversary flips outcomes that favour the better arm "
+    "until C is spent). Regret per round is the mean utility gap of the two arms served. "
+    "**Not from the paper or the reference:** the fast mode, the same contexts and noise for every algorithm, "
+    "the growing radius beta_t, the geometric delay. RCDP-UCB is provisioned for C = 25, Lambda = 10^4, "
+    "mu = 100, kappa = 0.25 whatever the environment, as in the paper.")
+MODE_INFO = ("faithful: exact refits after every arrival, as the reference code; fast: refits when the history "
+             "has grown 5 %, predictor on 128-row minibatches (not from the paper or the reference)")
 
 #: Seconds the tab takes to draw a run's plot, write its CSV and summary (0.14-0.2 s measured on
 #: this project's machine, like the engine's cost model; the first plot of a process 0.4 s).
@@ -306,8 +307,8 @@ def build() -> None:
     (v_d, v_K, v_T, v_seeds, v_phi, v_ps, v_delay, v_mu, v_std, v_lam, v_C, v_algos, v_bps,
      v_mode, v_note) = load_preset(DEFAULT_PRESET)
     with gr.Row():
-        preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label="Preset (paper figure)")
-        preset_btn = gr.Button("Load preset", variant="secondary")
+        preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label="Preset (paper figure)", scale=3)
+        preset_btn = gr.Button("Load preset", variant="secondary", scale=1)
     preset_note = gr.Markdown(v_note)
     with gr.Row():
         d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
@@ -315,20 +316,23 @@ def build() -> None:
         T = gr.Number(value=v_T, precision=0, label="T (rounds)")
         seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
     with gr.Row():
-        post_serving = gr.Checkbox(value=v_ps, label="post-serving context y = phi(x)")
-        phi = gr.Dropdown(list(MAPPINGS), value=v_phi, label="mapping phi")
-        baselines_ps = gr.Checkbox(value=v_bps, label="baselines use the predictor (+PS)")
-    with gr.Row():
-        delay = gr.Radio(DELAY_CHOICES, value=v_delay, label="delay regime")
-        delay_mean = gr.Number(value=v_mu, label="stochastic delay mean mu (rounds)")
-        delay_std = gr.Number(value=v_std, label="Gaussian delay std (rounds)")
-        delay_budget = gr.Number(value=v_lam, precision=0,
-                                 label="adversarial delay budget Lambda (rounds)")
-        corruption_budget = gr.Number(value=v_C, precision=0, label="corruption budget C (flips)")
-    with gr.Row():
-        algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=v_algos, label="algorithms")
-        mode = gr.Radio(["faithful", "fast"], value=v_mode, label="mode")
-        exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
+        algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=v_algos, label="algorithms", scale=2)
+        delay = gr.Radio(DELAY_CHOICES, value=v_delay, label="delay regime", scale=2)
+        corruption_budget = gr.Number(value=v_C, precision=0, label="corruption budget C (flips)", scale=1)
+    with gr.Accordion("Advanced: context, delay parameters, mode", open=False):
+        gr.Markdown(ADVANCED_NOTE)
+        with gr.Row():
+            post_serving = gr.Checkbox(value=v_ps, label="post-serving context y = phi(x)")
+            phi = gr.Dropdown(list(MAPPINGS), value=v_phi, label="mapping phi")
+            baselines_ps = gr.Checkbox(value=v_bps, label="baselines use the predictor (+PS)")
+        with gr.Row():
+            delay_mean = gr.Number(value=v_mu, label="stochastic delay mean mu (rounds)")
+            delay_std = gr.Number(value=v_std, label="Gaussian delay std (rounds)")
+            delay_budget = gr.Number(value=v_lam, precision=0,
+                                     label="adversarial delay budget Lambda (rounds)")
+        with gr.Row():
+            mode = gr.Radio(["faithful", "fast"], value=v_mode, label="mode", info=MODE_INFO)
+            exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
     run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
         plot = gr.Image(format="png", type="pil", show_label=False, elem_id="bandits-regret-plot",
@@ -373,6 +377,11 @@ def build() -> None:
                                              delay_std, delay_budget, corruption_budget,
                                              algorithms, baselines_ps, mode, preset_note],
                      api_name="bandits_preset")
-    run_btn.click(run_simulation, controls, [plot, table, csv, summary], api_name="bandits_run")
-    sweep_btn.click(run_sweep, controls + [param, values], [sweep_img, sweep_table],
-                    api_name="bandits_sweep")
+    # one run at a time: a second click meets a busy button that says so (and comes back after an
+    # error too); a failed run clears the previous run's results, which no longer match the controls
+    ran = one_at_a_time(run_btn, "Running", run_simulation, controls, [plot, table, csv, summary],
+                        api_name="bandits_run", scroll_to_output=True)
+    clear_on_error(ran, [plot, table, csv, summary], [None, None, None, ""])
+    swept = one_at_a_time(sweep_btn, "Sweeping", run_sweep, controls + [param, values], [sweep_img, sweep_table],
+                          api_name="bandits_sweep", scroll_to_output=True)
+    clear_on_error(swept, [sweep_img, sweep_table])

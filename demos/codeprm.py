@@ -1,4 +1,4 @@
-"""Code security stepping tab: step-level security scores, verdict, stepping, ranking, SARIF.
+"""Code security stepping tab: step-level security risk, verdict, stepping, ranking, SARIF.
 
 UI only: every action is one call into ``engines.codeprm`` (scan, rank, sample_candidates,
 examples). Callbacks are plain functions, testable without a server.
@@ -12,7 +12,17 @@ from pathlib import Path
 import gradio as gr
 import numpy as np
 
-from demos.ui import cache_file, choice, figure_to_image, friendly_errors, number
+from demos import notes
+from demos.ui import (
+    cache_file,
+    choice,
+    clear_on_error,
+    figure_to_image,
+    friendly_errors,
+    number,
+    one_at_a_time,
+    release_after,
+)
 from demos.ui import text as utf8_text
 from engines.codeprm import (
     CWE_INFO,
@@ -27,7 +37,10 @@ from engines.common import InputError, gpu
 CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
-_FINDING_COLS = ["step", "lines", "step score", "CWE", "message", "source", "step flagged by"]
+_FINDING_COLS = ["step", "lines", "step risk", "CWE", "message", "source", "step flagged by"]
+#: The ranking table: every number is a risk (0 secure .. 1 insecure) or a share of safe steps.
+RANK_COLS = ["rank", "candidate #", "parses", "safe share of riskiest steps", "overall risk", "highest step risk",
+             "steps", "verdict", "candidate (first 120 characters)"]
 # Step playback sends whole frames of HTML: at most this many, and at most this many bytes in all
 # (a 2,000-line scan sent 48.6 MB one frame per step); long scans step through evenly spaced steps.
 PLAY_FRAMES = 40
@@ -51,7 +64,7 @@ def _plot_figure(scan: dict):
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("step")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("step risk (1 - score)")
+    ax.set_ylabel("step risk")
     ax.set_title(f"file risk {scan['risk']:.3f} -> {scan['verdict']}", fontsize=10)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), fontsize=8, frameon=False)
     fig.subplots_adjust(bottom=0.34)
@@ -112,7 +125,7 @@ def _findings_rows(scan: dict) -> list[list]:
     for s in scan["steps"]:
         for f in s["findings"]:
             how = f["source"] + ("" if f["source"] == "model" or f.get("confident", True) else " (low confidence)")
-            rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["score"], 3),
+            rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["risk"], 3),
                          f["cwe"] or "-", f["message"], how, s.get("driver") or "not flagged"])
     return rows
 
@@ -120,7 +133,7 @@ def _findings_rows(scan: dict) -> list[list]:
 def _step_md(scan: dict, k: int) -> str:
     s = scan["steps"][k]
     lines = [(f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
-              f"security score **{s['score']:.3f}** (risk {s['risk']:.3f})")]
+              f"risk **{s['risk']:.3f}** (0 = secure, 1 = insecure)")]
     for f in s["findings"]:
         lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f['message']} ({f['source']})")
     if s.get("driver"):
@@ -219,7 +232,7 @@ def rank_candidates(prefix: str, candidates: str):
         raise InputError(f"give candidate continuations, separated by lines reading `{CANDIDATE_SEP}`")
     ranked = default_prm("onnx").rank(prefix or "", [c for c in cands])
     rows = [[d["rank"], d["index"] + 1, "yes" if d["parses"] else "no (ranked last)", round(d["topk_safe_ratio"], 3),
-             round(d["reward"], 3), round(d["min_score"], 3), d["n_steps"], d["verdict"], d["candidate"][:120]]
+             round(1 - d["reward"], 3), round(1 - d["min_score"], 3), d["n_steps"], d["verdict"], d["candidate"][:120]]
             for d in ranked]
     best = (prefix.rstrip("\n") + "\n" if prefix else "") + ranked[0]["candidate"]
     return rows, best
@@ -241,17 +254,43 @@ def rank_ready():
 
 
 UNPARSEABLE = "# (unparseable: SmolLM2 did not reach a statement boundary)"
+#: Seconds SmolLM2 may sample to find candidates that parse: rounds of samples (new seeds) go on
+#: until enough parse or the budget is spent, and a round stops where it is at the budget's end.
+SAMPLE_BUDGET_S = 60.0
 
 
-@gpu  # SmolLM2 samples on the GPU where there is one (ZeroGPU: attached for the call)
+@gpu(duration=90)  # SmolLM2 samples on the GPU where there is one (ZeroGPU: attached for the call)
 @friendly_errors
-def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> str:
-    """Sample candidates from SmolLM2-135M, each cut at a statement boundary, joined with
-    separator lines (then rank them); a sample that never parses is marked."""
+def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> tuple[str, str]:
+    """Sample until ``n`` candidates parse (each cut at a statement boundary) or ``SAMPLE_BUDGET_S``
+    has passed: (the parseable candidates joined with separator lines, a line saying how many samples
+    were drawn and dropped). Most samples of a 135M model do not reach a statement boundary; a table
+    of failures is no ranking, so they are dropped and counted."""
     n = number(n, "SmolLM2 samples", 1, 8, whole=True)
     max_new_tokens = number(max_new_tokens, "max new tokens", 4, 256, whole=True)
-    cands = sample_candidates(utf8_text(prefix, "Prefix"), n=n, max_new_tokens=max_new_tokens)
-    return f"\n{CANDIDATE_SEP}\n".join(c["text"] if c["parses"] else f"{UNPARSEABLE}\n{c['text']}" for c in cands)
+    prefix = utf8_text(prefix, "Prefix")
+    kept, drawn, unparseable, seed, t0 = [], 0, 0, 0, time.monotonic()
+    while len(kept) < n and (seed == 0 or time.monotonic() - t0 < SAMPLE_BUDGET_S):
+        left = SAMPLE_BUDGET_S - (time.monotonic() - t0)  # a round stops where it is when the budget is spent
+        batch = sample_candidates(prefix, n=min(8, 2 * (n - len(kept))), max_new_tokens=max_new_tokens, seed=seed,
+                                  max_time=max(5.0, left))
+        drawn += len(batch)
+        unparseable += sum(not c["parses"] for c in batch)
+        kept += [c["text"] for c in batch if c["parses"] and c["text"] not in kept]
+        seed += 1
+    seconds = time.monotonic() - t0
+    if not kept:
+        raise InputError(f"SmolLM2 wrote no continuation that parses in {drawn} samples ({seconds:.0f} s); end the "
+                         "prefix at a statement boundary or allow more new tokens")
+    others = drawn - unparseable - min(len(kept), n)  # repeats, and parseable ones past the n asked for
+    kept = kept[:n]
+    info = (f"{len(kept)} candidate{'s' if len(kept) != 1 else ''} that parse, from {drawn} samples in "
+            f"{seconds:.0f} s: {unparseable} did not parse and were dropped"
+            + (f", {others} more {'was' if others == 1 else 'were'} repeated or past the {n} asked for"
+               if others else "") + ".")
+    if len(kept) < n:
+        info += f" Fewer than the {n} asked for: sampling stops after {SAMPLE_BUDGET_S:.0f} s."
+    return f"\n{CANDIDATE_SEP}\n".join(kept), info
 
 
 RANK_PREFIX = '''import subprocess
@@ -272,14 +311,8 @@ RANK_CANDIDATES = f'''    return subprocess.check_output("tar czf out.tgz " + na
 
 def build() -> None:
     """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
-    gr.Markdown(
-        "Paste or stream Python; each **step** (blank-line blocks, cut at statements) is scored for security in the "
-        "context of the code before it. bandit and Meta's CodeShield rules (semgrep) find known weaknesses: a confident "
-        "finding flags its step. A small causal code model, trained on analyser labels of real code and on real "
-        "vulnerability fixes (PyPA advisory database), adds risk where the analysers are silent or cannot parse the code "
-        "(unfinished prefixes); the findings table says which of the two flagged each step. The soft minimum of the "
-        "step scores (T = 0.1) gives the verdict, for full or partial code. The code is parsed, never run. "
-        "(SecCodePRM, arXiv 2602.10418.)")
+    gr.Markdown("Paste Python code to see which steps of it are insecure and why, or rank candidate "
+                f"continuations of unfinished code by security; the code is read, never run. {notes.link('codeprm')}")
     state = gr.State(None)
     with gr.Row():
         with gr.Column(scale=3):
@@ -304,9 +337,9 @@ def build() -> None:
                             interactive=False, wrap=True)
     with gr.Accordion("CWE families", open=False):
         gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))
-    gr.Markdown("### Secure generation: rank candidate continuations\nEach candidate is scored step by step "
-                "after the prefix and ranked by its top-k safe ratio (share of its k least safe steps scored safe), "
-                "ties broken by the soft minimum of its step scores; candidates that do not parse come last.")
+    gr.Markdown("### Secure generation: rank candidate continuations\nEach candidate's steps get a risk after "
+                "the prefix; candidates are ranked by the share of their riskiest steps that are safe, ties broken "
+                "by their overall risk; candidates that do not parse come last.")
     with gr.Row():
         prefix = gr.Code(value=RANK_PREFIX, language="python", label="Prefix", lines=8)
         cands = gr.Code(value=RANK_CANDIDATES, language="python", label=f"Candidates (separated by `{CANDIDATE_SEP}`)",
@@ -316,23 +349,27 @@ def build() -> None:
         max_new = gr.Slider(8, 128, value=48, step=8, label="max new tokens")
         sample_btn = gr.Button("Sample candidates with SmolLM2")
         rank_btn = gr.Button("Rank", variant="primary")
+    sample_info = gr.Markdown(f"Sampling keeps the candidates that parse, for up to {SAMPLE_BUDGET_S:.0f} s.")
     # Fixed widths: left to itself the candidate column takes the row and the numeric headers wrap
     # one letter per line.
-    ranked = gr.Dataframe(headers=["rank", "candidate #", "parses", "top-k safe ratio", "soft-min step score",
-                                   "min step score", "steps", "verdict", "candidate (first 120 characters)"],
+    ranked = gr.Dataframe(headers=RANK_COLS,
                           interactive=False, wrap=True,
                           column_widths=["6%", "8%", "9%", "8%", "9%", "8%", "6%", "8%", "38%"])
     best = gr.Code(language="python", label="Best continuation")
 
     example.change(load_example, example, code, api_name="codeprm_example")
     outs = [verdict, plot, code_view, findings, json_file, sarif_file, state, step, step_info]
-    scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
+    scanned = scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
+    clear_on_error(scanned, outs, ["", None, "", None, None, None, None, gr.update(maximum=2, value=1, interactive=False), ""])
     step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
     play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
-    rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")
-    # while SmolLM2 samples, Rank is disabled (it would rank the old candidates); the new ones are
-    # ranked when they arrive, and Rank comes back whether sampling worked or not
-    sampled = sample_btn.click(rank_busy, None, rank_btn, queue=False, api_visibility="private").then(
-        sample_with_smollm, [prefix, n_samples, max_new], cands, api_name="codeprm_sample")
+    ranked_ev = rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")
+    clear_on_error(ranked_ev, [ranked, best])
+    # one sampling at a time, and while SmolLM2 samples Rank is disabled too (it would rank the old
+    # candidates); the new ones are ranked when they arrive, and both buttons come back whether
+    # sampling worked or not
+    sample_btn.click(rank_busy, None, rank_btn, queue=False, api_visibility="private")
+    sampled = one_at_a_time(sample_btn, "Sampling", sample_with_smollm, [prefix, n_samples, max_new],
+                            [cands, sample_info], api_name="codeprm_sample")
+    release_after(sampled, rank_btn, "Rank")
     sampled.success(rank_candidates, [prefix, cands], [ranked, best], api_visibility="private")
-    sampled.then(rank_ready, None, rank_btn, queue=False, api_visibility="private")

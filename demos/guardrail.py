@@ -12,9 +12,10 @@ import threading
 import gradio as gr
 import pandas as pd
 
-from demos.ui import TOKEN_STREAM, choice, friendly_errors, number, text
+from demos import notes
+from demos.ui import TOKEN_STREAM, choice, clear_on_error, friendly_errors, number, text
 from engines.common import InputError, gpu
-from engines.guardrail import POLICIES, head_info, shared_guardrail
+from engines.guardrail import POLICIES, GuardConfig, head_info, shared_guardrail
 
 # Harmful examples: greedy SmolLM2 replies read as going along with the request. Under the strict
 # policy each stops at its first agreeing word; under loose, the first four stop where the reply
@@ -244,30 +245,34 @@ Y_TITLE = "risk (log-odds)"
 LOGODDS_KEY = "risk log-odds log(p/(1-p)): 0 = p 0.5, 2.2 = 0.9, 4.6 = 0.99, 6.9 = 0.999"
 
 
+def _head_md(info: dict) -> str:
+    """What the guard head is, for the Advanced section."""
+    ensemble = f"; a {info['members']}-seed ensemble folded into one head" if info["members"] > 1 else ""
+    bits = f" ({info['projection_bits']}-bit projection weights)" if info.get("projection_bits") else ""
+    return (f"A {info['params'] / 1e6:.2f} M-parameter Streaming Latent Dynamics head (PlugGuard / Kelp, "
+            f"arXiv 2510.09694{ensemble}) reads layers {', '.join(str(x) for x in info['layers'])} of "
+            f"SmolLM2-135M-Instruct at every token{bits} and keeps a GRU memory of the risk. Greedy decoding.")
+
+
 def build() -> None:
     """Add the guardrail tab's components and events (app.py wraps this in a gr.Tab)."""
     info = head_info()
     pol0 = "strict" if "strict" in info["policies"] else "loose"
     thr0, pat0 = info["policies"][pol0]
-    layers = ", ".join(str(x) for x in info["layers"])
-    ensemble = f"; a {info['members']}-seed ensemble folded into one head" if info["members"] > 1 else ""
-    gr.Markdown(
-        f"SmolLM2-135M-Instruct streams its reply while a {info['params'] / 1e6:.2f} M-parameter "
-        f"**Streaming Latent Dynamics** head (PlugGuard / Kelp, arXiv 2510.09694{ensemble}) reads "
-        f"{len(info['layers'])} of its layers ({layers}) at every token"
-        f"{' (' + str(info['projection_bits']) + '-bit projection weights)' if info.get('projection_bits') else ''}"
-        " and keeps a GRU memory of the "
-        "risk. It scores the **reply**, not the request, on one scale with two stop policies: **strict** "
-        "stops a reply that starts going along with a harmful request (agreeing, framing, vague steps); "
-        "**loose** stops only material harmful help, so a vague compliant reply streams to its end. A "
-        "refusal finishes under both. The stream stops the moment `patience` consecutive tokens reach "
-        "the policy's threshold; nothing after the stop is shown. Greedy decoding, CPU by default.")
+    limits = GuardConfig()
+    gr.Markdown("A small language model writes its reply token by token while a light guard reads its hidden "
+                f"states and stops the reply the moment it turns harmful. {notes.link('guardrail')}")
     with gr.Row():
         with gr.Column(scale=3):
-            prompt = gr.Textbox(label="Prompt", lines=3, max_length=4000,
-                                placeholder="Ask something (benign or harmful, to see the guard work)")
-            category = gr.Textbox(label="Example category", interactive=False, visible=False)
-            gr.Examples(EXAMPLES, inputs=[prompt, category], label="Example prompts (by category)")
+            # no max_length: the browser would cut a longer paste without a word; the engine refuses it
+            # and names the limit
+            prompt = gr.Textbox(label="Prompt", lines=3,
+                                placeholder=f"Ask something (benign or harmful, to see the guard work; at most "
+                                            f"{limits.max_prompt_chars:,} characters)")
+            go = gr.Button("Generate", variant="primary")
+            banner = gr.Markdown()
+            tokens = gr.HighlightedText(label="Reply, coloured by per-token risk (0 = safe, 1 = harmful)",
+                                        combine_adjacent=False, show_legend=False, elem_classes=[TOKEN_STREAM])
         with gr.Column(scale=2):
             policy = gr.Radio(POLICY_CHOICES if pol0 == "strict" else POLICY_CHOICES[1:], value=pol0, label="Policy",
                               info="Choosing one sets its threshold and patience, tuned on dev")
@@ -275,16 +280,16 @@ def build() -> None:
                                   label="Risk threshold (probability; default tuned on dev)")
             patience = gr.Slider(1, 10, value=pat0, step=1, label="Patience (consecutive tokens over threshold)")
             max_new = gr.Slider(8, 128, value=64, step=8, label="Max new tokens")
-            backend = gr.Radio(["torch", "onnx"], value="onnx", label="Head backend")
-            block = gr.Radio([("every token", 1), ("every 4 tokens", 4), ("every 8 tokens", 8), ("every 16 tokens", 16)],
-                             value=1, label="Head call",
-                             info="Tokens scored per head call: same risks and stop; larger blocks cost less "
-                                  "head time per token, but the reply shows in bursts")
             compare = gr.Checkbox(value=True, label="Also run unguarded after a stop (risk curve and token count only)")
-            go = gr.Button("Generate", variant="primary")
-    banner = gr.Markdown()
-    tokens = gr.HighlightedText(label="Reply, coloured by per-token risk (0 = safe, 1 = harmful)",
-                                combine_adjacent=False, show_legend=False, elem_classes=[TOKEN_STREAM])
+            with gr.Accordion("Advanced: how the guard head runs", open=False):
+                gr.Markdown(_head_md(info))
+                backend = gr.Radio(["torch", "onnx"], value="onnx", label="Head backend")
+                block = gr.Radio([("every token", 1), ("every 4 tokens", 4), ("every 8 tokens", 8),
+                                  ("every 16 tokens", 16)], value=1, label="Head call",
+                                 info="Tokens scored per head call: same risks and stop; larger blocks cost less "
+                                      "head time per token, but the reply shows in bursts")
+    category = gr.Textbox(label="Example category", interactive=False, visible=False)
+    gr.Examples(EXAMPLES, inputs=[prompt, category], label="Example prompts (by category)")
     curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                         x_title="generated token #", y_title=Y_TITLE,
                         label=f"Live risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
@@ -293,12 +298,14 @@ def build() -> None:
     # trigger_mode "multiple" + two slots: a click during a run (or its hidden unguarded comparison)
     # starts the new run at once, and the new run makes the old one stale (RunRegistry), which ends it.
     policy.change(policy_defaults, [policy], [threshold, patience], api_visibility="private")
-    go.click(generate, [prompt, threshold, patience, max_new, backend, compare, block, policy],
-             [tokens, curve, banner, timing, comparison], api_name="guardrail_stream",
-             trigger_mode="multiple", concurrency_limit=2)
+    streamed = go.click(generate, [prompt, threshold, patience, max_new, backend, compare, block, policy],
+                        [tokens, curve, banner, timing, comparison], api_name="guardrail_stream",
+                        trigger_mode="multiple", concurrency_limit=2)
+    clear_on_error(streamed, [tokens, curve, banner, timing, comparison], [None, None, "", "", ""])
     with gr.Accordion("Score a given reply (teacher-forced)", open=False):
-        s_prompt = gr.Textbox(label="Prompt", lines=2, max_length=4000)
-        s_reply = gr.Textbox(label="Reply to score", lines=4, max_length=8000)
+        s_prompt = gr.Textbox(label="Prompt", lines=2, placeholder=f"at most {limits.max_prompt_chars:,} characters")
+        s_reply = gr.Textbox(label="Reply to score", lines=4,
+                             placeholder=f"at most {limits.max_response_chars:,} characters")
         s_go = gr.Button("Score")
         s_verdict = gr.Markdown()
         s_tokens = gr.HighlightedText(label="Reply up to the stop, coloured by risk", combine_adjacent=False,
@@ -306,5 +313,6 @@ def build() -> None:
         s_curve = gr.LinePlot(x="token", y=LOGODDS, color="run", y_lim=[-LOGIT_CLIP, LOGIT_CLIP],
                               x_title="reply token #", y_title=Y_TITLE,
                               label=f"Risk curve ({LOGODDS_KEY}; grey line: the stop threshold)", color_map=COLORS)
-        s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend, policy],
-                   [s_tokens, s_curve, s_verdict], api_name="guardrail_score")
+        scored = s_go.click(score_reply, [s_prompt, s_reply, threshold, patience, backend, policy],
+                            [s_tokens, s_curve, s_verdict], api_name="guardrail_score")
+        clear_on_error(scored, [s_tokens, s_curve, s_verdict], [None, None, ""])

@@ -1,10 +1,11 @@
-"""Small UI helpers shared by every tab (the one home for them)."""
+"""Small UI helpers shared by every tab (the one home for them). The value checks the tabs use
+(``number``, ``choice``, ``choices``, ``text``, ``shorten``) live in ``server.inputs``, shared with the
+MCP tools and the input guard, and are re-exported here for the tabs."""
 from __future__ import annotations
 
 import functools
 import inspect
 import logging
-import math
 import os
 import re
 import tempfile
@@ -14,7 +15,11 @@ from pathlib import Path
 import gradio as gr
 from gradio import utils as gr_utils
 
-from engines.common import InputError, ShowcaseError
+from engines.common import ShowcaseError
+from server.inputs import choice, choices, number, refusal, shorten, text
+
+__all__ = ["APP_CSS", "BUSY", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "figure_to_image",
+           "friendly_errors", "number", "one_at_a_time", "release_after", "shorten", "text"]
 
 log = logging.getLogger("showcase.ui")
 
@@ -28,6 +33,21 @@ APP_CSS = f"""
 .{TOKEN_STREAM} .token {{ font-size: 0 !important; line-height: normal !important; display: inline-block !important;
     margin: 0 1px 0 0 !important; padding: 0 !important; border-radius: 0 !important; }}
 .{TOKEN_STREAM} .token .text {{ font-size: var(--text-lg); line-height: 1.7; white-space: pre-wrap; }}
+/* Every tab name shows, on a phone too: Gradio moves the tabs that do not fit one line into a "..."
+   menu, judged by the widths of a hidden copy of the tab row; the copy measures nothing, and the
+   row wraps instead. */
+.tab-container.visually-hidden button {{ width: 0 !important; min-width: 0 !important; padding: 0 !important;
+    border: 0 !important; overflow: hidden !important; }}
+.tab-wrapper, [role=tablist].tab-container {{ height: auto !important; flex-wrap: wrap !important; }}
+/* A table header wraps between words, never inside one ("C W E"). */
+th, th .header {{ word-break: keep-all !important; overflow-wrap: normal !important; }}
+/* On a phone, what sits side by side on a wide screen stacks, so no label or dropdown is cut short,
+   and a table keeps columns wide enough for a word and scrolls sideways in its box. */
+@media (max-width: 640px) {{
+  .row > *, .form > * {{ min-width: 100% !important; }}
+  .table-wrap th, .table-wrap td {{ min-width: 5.5em !important; max-width: none !important; }}
+  .prose table {{ display: block; overflow-x: auto; }}
+}}
 """
 
 
@@ -36,42 +56,45 @@ APP_CSS = f"""
 _INTERNAL_NAME = re.compile(r" ?\([A-Za-z_.]*(?:Error|Exception|Warning)\)")
 
 
-def _to_gradio_error(exc: Exception) -> gr.Error:
+def _to_gradio_error(exc: Exception, where: str) -> gr.Error:
+    """The error a tab shows for ``exc``: a refusal (one log line) for bad input the user can fix, a
+    generic message for a real fault, whose traceback goes to the log once."""
+    if isinstance(exc, gr.Error):
+        return exc if not exc.print_exception else refusal(where, str(exc.message))
     if isinstance(exc, ShowcaseError):
-        return gr.Error(_cut(_INTERNAL_NAME.sub("", str(exc))))
+        return refusal(where, _INTERNAL_NAME.sub("", str(exc)), detail=type(exc).__name__)
     from PIL import UnidentifiedImageError
 
     if isinstance(exc, UnidentifiedImageError):  # a file that is not an image: the user can fix it
-        return gr.Error("This file is not an image the app can read; use a PNG, JPEG or WebP file.")
-    log.exception("unexpected error in a tab callback")
+        return refusal(where, "This file is not an image the app can read; use a PNG, JPEG or WebP file.",
+                       detail=type(exc).__name__)
+    log.error("unexpected error in %s", where, exc_info=exc)
     # no internal names (exception classes) in what users read; the log has the details
-    return gr.Error("Something went wrong on the server; the details are in the server log.")
+    return gr.Error("Something went wrong on the server; the details are in the server log.", print_exception=False)
 
 
 def friendly_errors(fn):
-    """Turn engine errors into a short message in the browser; never show a stack trace.
+    """Turn engine errors into a short message in the browser; never show a stack trace. Bad input is
+    logged as one line, a real fault with its traceback (``_to_gradio_error``).
 
     Works on plain functions and on generators (streamed events).
     """
+    where = fn.__name__
     if inspect.isgeneratorfunction(fn):
         @functools.wraps(fn)
         def gen_wrapper(*args, **kwargs):
             try:
                 yield from fn(*args, **kwargs)
-            except gr.Error:
-                raise
             except Exception as exc:
-                raise _to_gradio_error(exc) from exc
+                raise _to_gradio_error(exc, where) from None
         return gen_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except gr.Error:
-            raise
         except Exception as exc:
-            raise _to_gradio_error(exc) from exc
+            raise _to_gradio_error(exc, where) from None
     return wrapper
 
 
@@ -98,114 +121,6 @@ def figure_to_image(fig, dpi: int = 110, top_margin: int = 0):
 
         img = ImageOps.expand(img, border=(0, int(top_margin), 0, 0), fill="white")
     return img
-
-
-# ----------------------------------------------------------------------------- input validation
-#: Longest piece of a user's input that a message quotes back (the rest is cut, never echoed).
-ECHO_CHARS = 40
-#: Longest error message sent to the browser.
-MESSAGE_CHARS = 300
-#: Text fields without their own ``max_length`` accept at most this many characters.
-TEXT_MAX_CHARS = 1_000_000
-
-
-def shorten(value: object, limit: int = ECHO_CHARS) -> str:
-    """``repr(value)`` cut to ``limit`` characters, so a message never echoes a long input back.
-
-    >>> shorten("x" * 1000)
-    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."
-    """
-    try:
-        s = repr(value)
-    except Exception:  # noqa: BLE001 - a repr that fails is still a bad input, not a crash
-        s = f"<{type(value).__name__}>"
-    return s if len(s) <= limit else s[: limit - 3] + "..."
-
-
-def number(value: object, label: str, lo: float | None = None, hi: float | None = None,
-           whole: bool = False, unit: str = "") -> float | int:
-    """``value`` as a finite float (or int when ``whole``) within ``[lo, hi]``.
-
-    Raises :class:`InputError` naming ``label`` for None, booleans, text that is not a number,
-    NaN, infinities, values out of range and fractions where a whole number is needed.
-
-    >>> number("3", "seeds", 1, 50, whole=True)
-    3
-    >>> number(float("nan"), "yaw (deg)")
-    Traceback (most recent call last):
-    ...
-    engines.common.errors.InputError: yaw (deg) must be a finite number, not nan
-    """
-    if value is None or isinstance(value, bool):
-        raise InputError(f"{label}: give a number")
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{label}: {shorten(value)} is not a number") from None
-    if not math.isfinite(x):
-        raise InputError(f"{label} must be a finite number, not {shorten(value)}")
-    u = f" {unit}" if unit else ""
-    if (lo is not None and x < lo) or (hi is not None and x > hi):
-        rng = (f"between {lo:g} and {hi:g}{u}" if lo is not None and hi is not None else
-               f"at least {lo:g}{u}" if lo is not None else f"at most {hi:g}{u}")
-        raise InputError(f"{label} must be {rng} (got {x:.6g})")
-    if whole:
-        if x != math.floor(x):
-            raise InputError(f"{label} must be a whole number (got {x:.6g})")
-        return int(x)
-    return x
-
-
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):  # True == 1 in Python; not as a choice
-        return a is b
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - an odd object (array, dict) compares as not equal
-        return False
-
-
-def choice(value: object, label: str, options) -> object:
-    """``value`` if it is one of ``options``; otherwise :class:`InputError` listing them (the value
-    itself is quoted cut to ``ECHO_CHARS`` characters).
-
-    >>> choice("fast", "mode", ["faithful", "fast"])
-    'fast'
-    """
-    options = list(options)
-    if not any(_same(value, o) for o in options):
-        listed = ", ".join(str(o) for o in options)
-        listed = listed if len(listed) <= 160 else listed[:157] + "..."
-        if value is None:
-            raise InputError(f"{label}: nothing chosen; choose one of: {listed}")
-        raise InputError(f"{label}: {shorten(value)} is not one of the choices ({listed})")
-    return value
-
-
-def choices(values: object, label: str, options) -> list:
-    """A list of values, each one of ``options`` (for a CheckboxGroup or multiselect)."""
-    if values is None:
-        return []
-    if not isinstance(values, (list, tuple)):
-        raise InputError(f"{label}: expected a list of choices, got {shorten(values)}")
-    return [choice(v, label, options) for v in values]
-
-
-def text(value: object, label: str, max_chars: int | None = TEXT_MAX_CHARS) -> str:
-    """``value`` as text: None is empty; anything but a string, a string that is not valid UTF-8
-    (a lone surrogate) or one longer than ``max_chars`` is refused with :class:`InputError`."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InputError(f"{label} must be text, got {type(value).__name__}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"{label} is not valid UTF-8 text: character {exc.start + 1} is a lone "
-                         f"surrogate (U+{ord(value[exc.start]):04X}); paste plain text") from None
-    if max_chars is not None and len(value) > max_chars:
-        raise InputError(f"{label} has {len(value):,} characters; the limit is {max_chars:,}")
-    return value
 
 
 def cache_file(prefix: str, suffix: str = "", name: str | None = None) -> str:
@@ -235,79 +150,49 @@ def cache_file(prefix: str, suffix: str = "", name: str | None = None) -> str:
     return str(path)
 
 
-def _label(block) -> str:
-    return str(getattr(block, "label", None) or type(block).__name__)
+# ----------------------------------------------------------------------------- event wiring
+#: What a button that runs one job at a time reads while its job runs (it is disabled then).
+BUSY = "{what}... (one at a time: wait for this one to finish)"
 
 
-def check_payload(block, payload):
-    """Validate one raw input payload against its component (before Gradio converts it).
-
-    Numbers (Slider, Number) must be JSON numbers (not text), finite and within the component's range, choices (Radio,
-    Dropdown, CheckboxGroup) one of its choices, text (Textbox, Code) valid UTF-8 within its
-    ``max_length``, check boxes true or false. Raises :class:`InputError` naming the label.
-    """
-    label = _label(block)
-    if isinstance(block, (gr.Slider, gr.Number)):
-        if payload is None and isinstance(block, gr.Number):
-            return
-        if isinstance(payload, str):  # Gradio's conversion would fail on it and name no field
-            raise InputError(f"{label}: {shorten(payload)} is text, not a number (send it without quotes)")
-        number(payload, label, getattr(block, "minimum", None), getattr(block, "maximum", None))
-    elif isinstance(block, gr.CheckboxGroup) or (isinstance(block, gr.Dropdown) and block.multiselect):
-        if not getattr(block, "allow_custom_value", False):
-            choices(payload, label, [v for _, v in block.choices])
-    elif isinstance(block, (gr.Radio, gr.Dropdown)):
-        if not getattr(block, "allow_custom_value", False):
-            choice(payload, label, [v for _, v in block.choices])
-    elif isinstance(block, (gr.Textbox, gr.Code)):
-        text(payload, label, getattr(block, "max_length", None) or TEXT_MAX_CHARS)
-    elif isinstance(block, gr.Checkbox) and not isinstance(payload, bool):
-        raise InputError(f"{label} must be true or false, not {shorten(payload)}")
+def _private(event, fn, outputs) -> None:
+    """Add a quick, unnamed front-end step after ``event`` (not an API endpoint)."""
+    event(fn, None, outputs, queue=False, api_visibility="private")
 
 
-def _cut(message: str) -> str:
-    message = message.strip() or "the input could not be used"
-    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
+def release_after(event, button: gr.Button, label: str) -> None:
+    """Make ``button`` usable again, reading ``label``, once ``event`` ends, with a result or an error.
+
+    Gradio 6.31's front end runs a ``.then`` step only after a success (on an error it runs the
+    ``.failure`` steps alone), so the release is both."""
+    def ready():
+        return gr.update(interactive=True, value=label)
+
+    _private(event.then, ready, button)
+    _private(event.failure, ready, button)
 
 
-def guard_inputs(demo: gr.Blocks) -> gr.Blocks:
-    """Check every event's raw inputs before Gradio converts them, for every tab at once.
+def one_at_a_time(button: gr.Button, what: str, fn, inputs, outputs, **event_kwargs):
+    """Wire ``button`` to run ``fn`` one job at a time: while it runs the button is disabled and says
+    so (``BUSY``), so a second click is never dropped without a word; it comes back after a result or
+    an error (``release_after``). Returns ``fn``'s event, for further steps."""
+    label = button.value
 
-    Gradio's own conversion runs before any callback: NaN in a whole-number slider, an undecodable
-    image file or a value outside a dropdown's choices would fail there with an empty message (or
-    echo a megabyte of input back). This wraps ``demo.preprocess_data`` so that each input is first
-    checked by :func:`check_payload`, and any error while converting becomes a short message that
-    names the field. Returns ``demo``.
-    """
-    original = demo.preprocess_data
+    def busy():
+        return gr.update(interactive=False, value=BUSY.format(what=what))
 
-    @functools.wraps(original)
-    async def preprocess_data(block_fn, inputs, state, explicit_call: bool = False):
-        blocks = list(block_fn.inputs)
-        for i, block in enumerate(blocks):
-            if i >= len(inputs) or getattr(block, "stateful", False):
-                continue
-            if state is not None and block._id in state:
-                block = state[block._id]
-            try:
-                check_payload(block, inputs[i])
-            except InputError as exc:
-                raise gr.Error(_cut(str(exc))) from None
-        try:
-            return await original(block_fn, inputs, state, explicit_call)
-        except gr.Error as exc:
-            raise gr.Error(_cut(str(exc.message))) from None
-        except Exception as exc:  # noqa: BLE001 - Gradio's conversion failed: say which field, never a trace
-            cause = exc.__cause__ or exc
-            files = [_label(b) for b in blocks if isinstance(b, (gr.Image, gr.File))]
-            log.warning("input conversion failed (%s): %s", [_label(b) for b in blocks], type(cause).__name__)
-            if files:
-                msg = (f"could not read the file given for {', '.join(files)} ({type(cause).__name__}); "
-                       "upload a PNG or JPEG image")
-            else:
-                msg = (f"could not read the input of {', '.join(_label(b) for b in blocks) or 'this action'} "
-                       f"({type(cause).__name__}); check the values and try again")
-            raise gr.Error(_cut(msg)) from None
+    started = button.click(busy, None, button, queue=False, api_visibility="private")
+    event = started.then(fn, inputs, outputs, **event_kwargs)
+    release_after(event, button, label)
+    return event
 
-    demo.preprocess_data = preprocess_data
-    return demo
+
+def clear_on_error(event, outputs: list, values: list | None = None) -> None:
+    """After ``event`` fails, set ``outputs`` to ``values`` (empty by default), so that no result of an
+    earlier run stays on screen beside the error, as if it answered the new input."""
+    values = [None] * len(outputs) if values is None else list(values)
+
+    def cleared():
+        return values[0] if len(values) == 1 else tuple(values)
+
+    _private(event.failure, cleared, outputs)

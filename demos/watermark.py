@@ -19,7 +19,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from demos.ui import choice, friendly_errors, number, text
+from demos import notes
+from demos.ui import (
+    choice,
+    clear_on_error,
+    friendly_errors,
+    number,
+    one_at_a_time,
+    release_after,
+    text,
+)
 from engines.watermark import (
     ATTACKS,
     EXAMPLES,
@@ -42,17 +51,8 @@ from engines.watermark import (
     wait_words,
 )
 
-INTRO = """
-### Panorama watermark: keyed bits in spherical harmonics, read back from SO(3)-invariant bispectra
-The panorama's luminance is treated as a function on the sphere. A secret key picks degree
-triples (l1, l2, l) with 32 <= l <= 96 and signs; embedding nudges the spherical-harmonic
-coefficients so that each triple's normalised **bispectrum** (exactly invariant to any 3D
-rotation) lands on the key-signed side, and adds that change in pixel space. Verification does
-not need the original: it needs only the image and the key. Detection uses 64 key-signed pilot triples; the
-threshold bounds the false-positive rate at 1e-6 (Hoeffding). Text messages carry a CRC-16:
-the decoded text is exact or absent. Quality is shown as PSNR, WS-PSNR (rows weighted by the area
-they cover on the sphere, as the 360 community reports it) and SSIM.
-"""
+INTRO = ("Hide a short message in a 360° panorama under a secret key, and read it back with the key alone, "
+         f"even after the panorama is rotated in 3D. {notes.link('watermark')}")
 
 SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
 #: Capacity choices, one per tier of the engine (the first label names the floor in full).
@@ -68,6 +68,34 @@ FIRST_WAIT = (f"Embedding a panorama 1024 px wide at {BIT_MODES[DEFAULT_BITS]} b
 # SWEEP_WIDTH px wide.
 MAX_WIDTH = 2048
 SWEEP_WIDTH = 1024
+#: The sweep's cost model, seconds = a + b x megapixels of the swept copy, fitted to runs on the
+#: 2-core machine class the app is measured on: 512 px took 8 s quiet and 13-22 s shared with other
+#: work, 1024 px 21 s quiet and 47 s shared; the model sits between the two (12.5 s and 32 s).
+SWEEP_COST = (6.0, 49.6)
+
+
+def sweep_seconds(width: int, height: int) -> float:
+    """Expected seconds for a sweep of a ``width`` x ``height`` panorama (it runs on a copy at most
+    ``SWEEP_WIDTH`` px wide)."""
+    scale = min(1.0, SWEEP_WIDTH / width)
+    a, b = SWEEP_COST
+    return a + b * (width * scale) * (height * scale) / 1e6
+
+
+def sweep_wait(image=None) -> str:
+    """The line under the sweep button: what a sweep of the prepared panorama will take."""
+    if image is None or (isinstance(image, str) and not image):
+        w, h, what = SWEEP_WIDTH, SWEEP_WIDTH // 2, "a 1024 x 512 panorama"
+    else:
+        if isinstance(image, str):
+            from PIL import Image
+
+            with Image.open(image) as im:
+                w, h = im.size
+        else:
+            h, w = np.asarray(image).shape[:2]
+        what = f"this {w} x {h} panorama"
+    return f"The sweep takes about {sweep_seconds(w, h):.0f} s on {what}."
 
 
 def _config(bits_label: str) -> WatermarkConfig:
@@ -98,6 +126,11 @@ def load_panorama(path: str | None, fit: str) -> tuple[np.ndarray | None, str]:
         raise _with_true_fit_hint(exc) from None
     lines = [f"Loaded **{img.shape[1]} x {img.shape[0]} px** RGB panorama."] + [f"Notice: {n}." for n in notes]
     return img, "\n\n".join(lines)
+
+
+def load_example_panorama(path: str) -> tuple[np.ndarray | None, str]:
+    """An example panorama clicked in the examples row (they are all 2:1)."""
+    return load_panorama(path, "refuse")
 
 
 def fit_sizes(w: int, h: int) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -357,10 +390,16 @@ def build() -> None:
             upload = gr.Image(type="filepath", label="Panorama (equirectangular, 2:1)", format="png",
                               image_mode=None, sources=["upload", "clipboard"])
             fit = gr.Radio(["refuse", "pad", "resize"], value="refuse", label="If it is not 2:1")
-            gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples")
-            load_info = gr.Markdown()
+            load_info = gr.Markdown(render=False)
             panorama = gr.Image(type="filepath", image_mode=None, format="png",
-                                label="Prepared panorama (input to Embed)", interactive=False)
+                                label="Prepared panorama (input to Embed)", interactive=False, render=False)
+            # an example loads by its own click event: the upload box's change event fires twice when
+            # a new file replaces the old one, and so did the toast of a bad upload
+            gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples",
+                        fn=load_example_panorama, outputs=[panorama, load_info], run_on_click=True, cache_examples=False,
+                        api_visibility="private")
+            load_info.render()
+            panorama.render()
         with gr.Column():
             key = gr.Textbox(label="Secret key", type="password", value="demo-key")
             mode = gr.Radio(["text", "random bits"], value="text", label="Message")
@@ -387,19 +426,31 @@ def build() -> None:
     verify_btn = gr.Button("Verify", variant="primary")
     verify_info = gr.Markdown()
     gr.Markdown("#### Sweep: bit accuracy vs rotation angle (ours, power spectrum, DWT-DCT)")
-    sweep_btn = gr.Button("Run sweep on the loaded panorama (about a minute)")
+    sweep_btn = gr.Button("Run sweep on the loaded panorama")
+    sweep_info = gr.Markdown(sweep_wait())
     sweep_plot = gr.Plot(label="accuracy vs angle")
-    sweep_info = gr.Markdown()
 
-    upload.change(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
+    # a bad upload leaves no earlier panorama or "Loaded ..." line behind it
+    loaded = upload.upload(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
+    clear_on_error(loaded, [panorama, load_info])
+    upload.clear(load_panorama, [upload, fit], [panorama, load_info], api_visibility="private")
+    # the upload's (or clicked example's) file name, for naming the watermarked download
     upload.change(source_name, upload, source, queue=False, api_visibility="private")
+    # a new panorama: the sweep's wait for it, and no plot of an earlier one
+    panorama.change(lambda image: (None, sweep_wait(image)), [panorama], [sweep_plot, sweep_info],
+                    api_visibility="private")
     # one embed at a time per page: while one runs the button is disabled and says so, so that a
     # second click is not silently dropped; it comes back when the embed ends, also on an error
     embedded = embed_btn.click(embed_busy, None, embed_btn, queue=False, api_visibility="private").then(
         do_embed, [panorama, key, mode, message, bits_label, source], [marked, embed_info, diff, embedded_bits],
         api_name="wm_embed")
-    embedded.then(embed_ready, None, embed_btn, queue=False, api_visibility="private")
+    release_after(embedded, embed_btn, "Embed")
+    clear_on_error(embedded, [marked, embed_info, diff, embedded_bits], [None, "", None, None])
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")
     attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack")
-    verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info], api_name="wm_verify")
-    sweep_btn.click(do_sweep, [panorama, key], [sweep_plot, sweep_info], api_name="wm_sweep")
+    verified = verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info],
+                                api_name="wm_verify")
+    clear_on_error(verified, [verify_info], [""])
+    swept = one_at_a_time(sweep_btn, "Sweeping", do_sweep, [panorama, key], [sweep_plot, sweep_info],
+                          api_name="wm_sweep")
+    clear_on_error(swept, [sweep_plot, sweep_info], [None, ""])

@@ -4,6 +4,7 @@ clear, short message, never an empty one, within seconds."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -58,6 +59,12 @@ TABLE: list[tuple[str, dict, str]] = [
     ("wm_attack", {1: "10"}, "yaw (deg): '10' is text, not a number"),
     ("wm_attack", {4: MB_TEXT}, "not one of the choices"),
     ("wm_verify", {0: "@garbage"}, "could not read the file"),
+    ("wm_load", {0: {"path": "http://bad-input-probe.invalid/p.png", "meta": {"_type": "gradio.FileData"}}},
+     "not a web address"),
+    ("wm_verify", {0: {"path": "//bad-input-probe.invalid/p.png", "meta": {"_type": "gradio.FileData"}}},
+     "not a web address"),
+    ("wm_attack", {0: {"path": "https://bad-input-probe.invalid/p.png", "meta": {"_type": "gradio.FileData"}}},
+     "not a web address"),
     ("wm_verify", {1: ""}, "key is empty"),
     ("wm_verify", {2: 64}, "not one of the choices"),
     ("wm_sweep", {0: "@wide"}, "4096 x 2048 px"),
@@ -128,6 +135,7 @@ def test_bad_input_gets_a_clear_message(running_app, files, endpoint, change, ex
     assert out.message, f"{endpoint} answered with an empty error message"
     assert expected in out.message, out.message
     assert len(out.message) <= 300  # never echoes a long input back
+    assert not re.search(r"\(\w*(?:Error|Exception)\)", out.message), out.message  # no class names (issue #39)
     assert out.seconds < 60
 
 
@@ -186,7 +194,7 @@ def test_api_call_body_over_the_cap_is_refused_before_parsing(running_app):
     or parsed), or streamed without a length (refused while counting, 1 MiB chunks)."""
     import httpx
 
-    from demos.http_limits import API_MAX_BODY
+    from server.http_limits import API_MAX_BODY
 
     status, body = _raw_post(running_app, "/gradio_api/call/codeprm_scan",
                              {"content-type": "application/json", "content-length": str(API_MAX_BODY + 1)},

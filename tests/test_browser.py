@@ -57,6 +57,15 @@ def _open_tab(page, label: str) -> None:
     page.get_by_role("tab", name=label).click()
 
 
+def _in_advanced(page, label: str, title: str = "Advanced: how the guard head runs"):
+    """The control labelled ``label`` inside the closed-by-default accordion ``title``, opened if needed."""
+    control = page.get_by_label(label)
+    if not control.is_visible():
+        page.get_by_text(title).first.click()
+        control.wait_for(timeout=10_000)
+    return control
+
+
 def test_bandits_tab_runs_a_small_simulation(page, artifacts_dir):
     _open_tab(page, "Dueling bandits")
     page.get_by_label("T (rounds)").fill("300")
@@ -71,7 +80,7 @@ def test_bandits_tab_runs_a_small_simulation(page, artifacts_dir):
 def test_guardrail_tab_streams_and_reports_latency(page, artifacts_dir):
     _open_tab(page, "Streaming guardrail")
     page.get_by_label("Prompt", exact=True).first.fill("Give me a simple recipe for banana bread.")
-    page.get_by_label("every 8 tokens").check()  # the head scores the reply 8 tokens per call
+    _in_advanced(page, "every 8 tokens").check()  # the head scores the reply 8 tokens per call
     page.get_by_role("button", name="Generate").click()
     page.get_by_text(re.compile(r"Completed \d+ tokens|Guard fired at token")).wait_for(timeout=240_000)
     latency = page.locator("p", has_text="Per-token latency").first
@@ -96,7 +105,7 @@ def test_guardrail_policy_strict_stops_the_complying_reply_and_loose_lets_it_fin
     along with the request without material help: strict stops it and says so, loose lets it finish."""
     _open_tab(page, "Streaming guardrail")
     page.get_by_label("Prompt", exact=True).first.fill(METH)
-    page.get_by_label("every token").check()
+    _in_advanced(page, "every token").check()
     for policy, expected in (("loose", r"Completed \d+ tokens; the loose policy never fired"),
                              ("strict", r"Stopped \(strict policy\)")):
         page.get_by_role("radio", name=re.compile(f"^{policy}:")).check()
@@ -118,6 +127,9 @@ def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
     # the findings table says what flagged each step (the analysers here: bandit and CodeShield)
     page.get_by_text("step flagged by").first.wait_for(timeout=30_000)
     page.get_by_text(re.compile(r"^analysers( \+ model)?$")).first.wait_for(timeout=30_000)
+    # one word for one thing (issue #39 item 5): a step's number is its risk, as the verdict's is
+    page.get_by_text("step risk", exact=True).first.wait_for(timeout=30_000)
+    assert page.locator("[role=tabpanel]:visible").get_by_text(re.compile("step score|security score")).count() == 0
     page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
 
 
@@ -127,7 +139,7 @@ def test_watermark_tab_embeds_rotates_and_verifies(page, artifacts_dir):
 
     upload = page.locator("input[type=file][accept^='image']").first
     upload.set_input_files(str(ASSETS_DIR / "watermark" / "forest.png"))
-    page.get_by_text(re.compile(r"\d+ ?x ?\d+")).first.wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"Loaded \d+ x \d+")).first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Embed", exact=True).click()
     page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(timeout=180_000)
     page.get_by_role("button", name="Random rotation").click()
@@ -205,7 +217,7 @@ def test_watermark_second_embed_click_meets_a_busy_button(page, artifacts_dir):
     from engines.common.paths import ASSETS_DIR
 
     page.locator("input[type=file][accept^='image']").first.set_input_files(str(ASSETS_DIR / "watermark" / "sunrise.png"))
-    page.get_by_text(re.compile(r"\d+ ?x ?\d+")).first.wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"Loaded \d+ x \d+")).first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Embed", exact=True).click()
     busy = page.get_by_role("button", name=re.compile("one at a time"))
     busy.wait_for(timeout=30_000)
@@ -218,9 +230,264 @@ def test_codeprm_rank_waits_while_smollm2_samples(page, artifacts_dir):
     """Issue #33 item 11: Rank clicked while SmolLM2 samples cannot rank the old candidates: it is
     disabled and says it waits, and the sampled candidates are ranked when sampling ends."""
     _open_tab(page, "Code security stepping")
+    page.get_by_label("number input for SmolLM2 samples").fill("2")  # sampling goes on until 2 parse
+    page.keyboard.press("Tab")
     page.get_by_role("button", name="Sample candidates with SmolLM2").click()
     waits = page.get_by_role("button", name="Rank (after sampling)")
     waits.wait_for(timeout=30_000)
     assert waits.is_disabled()
     page.get_by_role("button", name="Rank", exact=True).wait_for(timeout=240_000)
     assert page.get_by_role("button", name="Rank", exact=True).is_enabled()
+    # issue #39 item 6: what was sampled parses, and the tab says how many samples were dropped
+    page.get_by_text(re.compile(r"\d+ candidates? that parse, from \d+ samples")).first.wait_for(timeout=30_000)
+    page.get_by_text("did not parse and were dropped").first.wait_for(timeout=30_000)
+
+
+# ----------------------------------------------------------------------------- issue #39: errors, reach, words
+GARBAGE = b"this is not an image\x00" * 50
+#: An exception class in parentheses ("(UnidentifiedImageError)"): never in a message a person reads.
+CLASS_NAME = re.compile(r"\(\w*(?:Error|Exception)\)")
+#: Records what screen readers are told: the text of every aria-live region, each time it changes.
+WATCH_LIVE_REGIONS = """() => { window.__live = []; new MutationObserver(ms => { for (const m of ms) {
+    const t = m.target.nodeType === 3 ? m.target.parentElement : m.target;
+    const el = t && t.closest && t.closest('[aria-live]');
+    if (el && el.textContent.trim()) window.__live.push(el.textContent.trim()); } })
+  .observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+#: Every visible label, button, tab, table header and dropdown value that is cut: outside the window's
+#: width (unless inside a box that scrolls sideways), with text past its own box, or a table header
+#: narrower than its longest word (the one-letter-per-line headers; a line may break after a hyphen).
+CLIPPED = """() => {
+  const out = [], W = window.innerWidth, ctx = document.createElement('canvas').getContext('2d');
+  const scrolls = e => { for (let a = e.parentElement; a; a = a.parentElement) { const s = getComputedStyle(a);
+      if (/(auto|scroll)/.test(s.overflowX) && a.scrollWidth > a.clientWidth + 1) return true; } return false; };
+  const sel = '[data-testid=block-info], [data-testid=block-label], label, [role=tab], button, th, .wrap-inner input';
+  for (const e of document.querySelectorAll(sel)) {
+    const r = e.getBoundingClientRect();
+    if (e.offsetParent === null || r.width === 0 || r.height === 0 || e.closest('[aria-hidden=true], .hide')) continue;
+    const text = (e.value || e.textContent || '').trim().slice(0, 40);
+    if (!text) continue;
+    if ((r.left < -1 || r.right > W + 1) && !scrolls(e)) out.push(['outside the window', text]);
+    else if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') out.push(['cut', text]);
+    if (e.tagName === 'TH') {
+      const s = getComputedStyle(e); ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+      const longest = Math.max(...text.split(/\\s+|(?<=-)/).map(w => ctx.measureText(w).width));  // a hyphen may break
+      if (longest > room + 1) out.push(['header broken inside a word', text]);
+    }
+  }
+  return out; }"""
+
+
+def _in_view(page, locator) -> bool:
+    """The element lies wholly inside the window, and a click at its centre reaches it."""
+    return locator.evaluate("""e => { const r = e.getBoundingClientRect();
+        if (r.top < 0 || r.left < 0 || r.bottom > window.innerHeight || r.right > window.innerWidth || !r.width) return false;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return !!hit && (e.contains(hit) || hit.contains(e)); }""")
+
+
+def _toasts(page) -> list[str]:
+    return [t.inner_text() for t in page.locator("[data-testid=toast-body]").all() if t.is_visible()]
+
+
+def _close_toasts(page) -> None:
+    for close in page.locator("[data-testid=toast-close]").all():
+        if close.is_visible():
+            close.click()
+    page.wait_for_timeout(300)
+
+
+def _new_toast(page, pattern: str, timeout: float = 60) -> str:
+    """Wait for a toast matching ``pattern`` and return all the text the toasts show."""
+    page.wait_for_function("p => [...document.querySelectorAll('[data-testid=toast-body]')]"
+                           ".some(t => new RegExp(p).test(t.innerText))", arg=pattern, timeout=timeout * 1000)
+    return "\n".join(_toasts(page))
+
+
+def test_busy_buttons_come_back_after_an_error_and_stale_output_goes(page, artifacts_dir, tmp_path):
+    """Issue #39 items 1, 4, 5: after an error, every button that disabled itself is back (Embed stayed
+    "Embedding..." until a reload), what an earlier run left on screen is cleared (the "Loaded 1024 x
+    512" line after a bad upload, the old bandit summary after a bad number), a bad upload raises one
+    toast, messages name no exception class, a 5,000-character prompt is refused with a word instead
+    of cut to 4,000, and the screen reader never hears a raw key such as "common.complete"."""
+    from engines.common.paths import ASSETS_DIR
+
+    garbage = tmp_path / "garbage.png"
+    garbage.write_bytes(GARBAGE)
+    page.evaluate(WATCH_LIVE_REGIONS)
+    seen = []
+
+    # watermark: a bad upload after a good one; an embed that fails
+    _open_tab(page, "Panorama watermark")
+    upload = page.locator("input[type=file][accept^='image']").first
+    upload.set_input_files(str(ASSETS_DIR / "watermark" / "forest.png"))
+    page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+    _close_toasts(page)
+    upload.set_input_files(str(garbage))
+    seen.append(_new_toast(page, "could not read the file"))
+    page.wait_for_timeout(3000)                                        # a second toast would be here by now
+    assert sum("could not read the file" in t for t in _toasts(page)) == 1, _toasts(page)
+    assert "(2)" not in "".join(_toasts(page))
+    assert page.get_by_text("Loaded 1024 x 512").count() == 0          # the earlier panorama's line is gone
+    page.screenshot(path=str(artifacts_dir / "bad_upload.png"), full_page=True)
+    _close_toasts(page)
+    page.locator("button img").first.click()                          # an example: a panorama again
+    page.get_by_text(re.compile(r"Loaded \d+ x \d+")).first.wait_for(timeout=60_000)
+    key = page.get_by_label("Secret key")
+    key.fill("")
+    page.get_by_role("button", name="Embed", exact=True).click()
+    seen.append(_new_toast(page, "key"))
+    embed = page.get_by_role("button", name="Embed", exact=True)
+    embed.wait_for(timeout=30_000)
+    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Embed' && !b.disabled)",
+                           timeout=30_000)
+    key.fill("demo-key")
+    _close_toasts(page)
+
+    # code: sampling that fails gives back both Sample and Rank
+    _open_tab(page, "Code security stepping")
+    prefix = page.locator(".block", has=page.get_by_text("Prefix", exact=True)).locator(".cm-content").first
+    prefix.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.get_by_role("button", name="Sample candidates with SmolLM2").click()
+    seen.append(_new_toast(page, "prefix"))
+    page.get_by_role("button", name="Sample candidates with SmolLM2").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Rank", exact=True).wait_for(timeout=30_000)
+    assert page.get_by_role("button", name="Sample candidates with SmolLM2").is_enabled()
+    assert page.get_by_role("button", name="Rank", exact=True).is_enabled()
+    _close_toasts(page)
+
+    # bandits: a run, then a bad number: the old summary goes and Run is back; the same for the sweep
+    _open_tab(page, "Dueling bandits")
+    page.get_by_label("T (rounds)").fill("100")
+    page.get_by_role("button", name="Run", exact=True).click()
+    busy = page.get_by_role("button", name=re.compile(r"^Running\.\.\. \(one at a time"))  # a second click meets this
+    busy.wait_for(timeout=10_000)
+    assert busy.is_disabled()
+    page.locator("p", has_text="100 rounds (mode").first.wait_for(timeout=180_000)
+    page.get_by_label("T (rounds)").fill("0")
+    page.get_by_role("button", name="Run", exact=True).click()
+    seen.append(_new_toast(page, "T \\(rounds\\)"))
+    page.get_by_role("button", name="Run", exact=True).wait_for(timeout=30_000)
+    assert page.get_by_role("button", name="Run", exact=True).is_enabled()
+    page.locator("p", has_text="100 rounds (mode").first.wait_for(state="detached", timeout=30_000)
+    page.get_by_label("T (rounds)").fill("100")
+    page.get_by_label("values (comma-separated)").fill("one, two")
+    page.get_by_role("button", name="Run sweep", exact=True).click()
+    seen.append(_new_toast(page, "values must be numbers"))
+    page.get_by_role("button", name="Run sweep", exact=True).wait_for(timeout=30_000)
+    assert page.get_by_role("button", name="Run sweep", exact=True).is_enabled()
+    page.get_by_label("values (comma-separated)").fill("0, 25, 50, 100")
+    _close_toasts(page)
+
+    # guardrail: a 5,000-character prompt is kept whole and refused with its limit
+    _open_tab(page, "Streaming guardrail")
+    prompt = page.get_by_label("Prompt", exact=True).first
+    prompt.fill("a" * 5000)
+    assert len(prompt.input_value()) == 5000                          # not cut to 4,000 by the browser
+    page.get_by_role("button", name="Generate").click()
+    seen.append(_new_toast(page, "5,000"))
+    assert "4,000" in seen[-1] and page.get_by_role("button", name="Generate").is_enabled()
+    prompt.fill("")
+    page.screenshot(path=str(artifacts_dir / "errors_cleared.png"), full_page=True)
+    _close_toasts(page)
+
+    assert not any(CLASS_NAME.search(t) for t in seen), seen
+    live = page.evaluate("() => window.__live")
+    assert live and not any(re.fullmatch(r"[a-z_]+\.[a-z_]+", t) for t in live), live
+
+
+def _fresh(page, width: int, height: int) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(page.url.split("#")[0], wait_until="domcontentloaded")
+    page.get_by_role("tab", name="About").wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)
+
+
+#: (tab, main button, how to start it cheaply, the first result to wait for)
+MAIN = [
+    ("Panorama watermark", "Embed", "example", "text=/PSNR \\d+\\.\\d+ dB/"),
+    ("Streaming guardrail", "Generate", "prompt", ".token-stream .token"),
+    ("Code security stepping", "Scan", None, "h3:has-text('VULNERABLE')"),
+    ("Dueling bandits", "Run", "T", "#bandits-regret-plot img"),
+]
+
+
+def _check_reach(page, width: int, height: int, artifacts_dir) -> None:
+    """Each tab at this size: every label whole, the main button reachable and whole, and its first
+    result visible where the page shows it (at 1400 x 1000: without scrolling to the button)."""
+    _fresh(page, width, height)
+    tabs = page.get_by_role("tab")
+    assert [t.inner_text() for t in tabs.all() if t.is_visible()] == [t for t, *_ in MAIN] + ["About"]
+    assert all(_in_view(page, t) for t in tabs.all())
+    for tab, button, start, result in MAIN:
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(800)
+        clipped = page.evaluate(CLIPPED)
+        assert not clipped, (tab, width, clipped)
+        if start == "example":
+            page.locator("button img").first.click()
+            page.get_by_text(re.compile(r"Loaded \d+ x \d+")).first.wait_for(timeout=60_000)
+            page.get_by_label("64 bits (PSNR floor 42 dB)").check()
+        elif start == "prompt":
+            page.get_by_label("Prompt", exact=True).first.fill("Give me three tips for a good night's sleep.")
+            page.get_by_label("number input for Max new tokens").fill("8")
+            page.keyboard.press("Tab")
+        elif start == "T":
+            page.get_by_label("T (rounds)").fill("100")
+        main = page.get_by_role("button", name=button, exact=True)
+        if width >= 1000:
+            page.evaluate("window.scrollTo(0, 0)")
+            assert _in_view(page, main), (tab, "main button below the fold")
+        else:
+            main.scroll_into_view_if_needed()
+            assert _in_view(page, main), (tab, "main button not reachable")
+        main.click()
+        first = page.locator(result).first
+        first.wait_for(timeout=240_000)
+        page.wait_for_timeout(1000)
+        if width < 1000:
+            first.scroll_into_view_if_needed()
+        box = first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + min(box["width"], width) <= width + 1, (tab, box)
+        assert box["y"] >= 0 and box["y"] < height, (tab, "first result not in view", box)
+        page.screenshot(path=str(artifacts_dir / f"reach_{width}x{height}_{tab.split()[0].lower()}.png"))
+
+
+def test_reach_at_1400_by_1000(page, artifacts_dir):
+    """Issue #39 item 3: at 1400 x 1000 the guardrail's Generate button and the start of the reply
+    were below the fold. Each tab's main button is now in view when the tab opens and its first
+    result shows in view, and no label is cut. Item 5: each tab's intro links to its method notes,
+    a page the app serves."""
+    _check_reach(page, 1400, 1000, artifacts_dir)
+    for tab, *_ in MAIN:
+        page.get_by_role("tab", name=tab).click()
+        link = page.get_by_role("link", name="How it works").locator("visible=true").first
+        assert link.get_attribute("href").startswith("notes-"), tab
+    with page.context.expect_page() as opened:
+        link.click()
+    notes = opened.value
+    notes.get_by_text("Back to the app").wait_for(timeout=60_000)
+    assert "RCDP-UCB" in notes.inner_text("body")
+    notes.close()
+
+
+def test_reach_on_a_phone(page, artifacts_dir):
+    """Issue #39 item 3: at 390 x 844 only one or two tab names showed, table headers wrapped one letter
+    per line, the bandit check boxes and the sweep dropdown were cut. Every tab name shows, no label is
+    cut, and each main button and its first result fit the screen."""
+    try:
+        _check_reach(page, 390, 844, artifacts_dir)
+        page.get_by_role("tab", name="Dueling bandits").click()
+        page.get_by_text("Advanced: context, delay parameters, mode").click()
+        page.wait_for_timeout(500)
+        assert not page.evaluate(CLIPPED)
+        page.get_by_role("tab", name="Code security stepping").click()
+        page.get_by_role("button", name="Rank", exact=True).click()
+        page.wait_for_function("() => [...document.querySelectorAll('td')].some(e => e.offsetParent && "
+                               "/^(safe|vulnerable)$/.test(e.textContent.trim()))", timeout=120_000)
+        assert not page.evaluate(CLIPPED)
+        page.screenshot(path=str(artifacts_dir / "reach_phone_tables.png"), full_page=True)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})

@@ -132,24 +132,30 @@ def _chain(demo: gr.Blocks, api_name: str):
 
 
 def test_rank_waits_for_smollm_samples_and_ranks_the_new_ones():
-    """A Rank click while SmolLM2 samples must not rank the candidates being replaced: Sample first
-    disables Rank with a label that says so, ranks the sampled candidates once they arrive (only
-    if sampling worked), and gives Rank back either way."""
+    """A Rank click while SmolLM2 samples must not rank the candidates being replaced: a Sample click
+    disables Rank with a label that says so (and Sample itself, one sampling at a time), ranks the
+    sampled candidates once they arrive (only if sampling worked), and gives both buttons back either
+    way: after a success and after an error (Gradio 6.31 runs a ``.then`` step after a success only)."""
     with gr.Blocks() as demo:
         tab.build()
     fns = demo.fns
+    deps = demo.config["dependencies"]
     sample, before, after = _chain(demo, "codeprm_sample")
     rank_btn = next(b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value == "Rank")
-    busy = fns[before["id"]].fn()
-    assert before["outputs"] == [rank_btn._id] and not before["queue"]
-    assert busy["interactive"] is False and busy["value"] == tab.RANK_WAITS
+    sample_btn = next(b for b in demo.blocks.values() if isinstance(b, gr.Button) and b.value.startswith("Sample"))
+    on_click = [d for d in deps if d["trigger_after"] is None and (sample_btn._id, "click") in d["targets"]]
+    rank_off = next(d for d in on_click if d["outputs"] == [rank_btn._id])
+    busy = fns[rank_off["id"]].fn()
+    assert not rank_off["queue"] and busy["interactive"] is False and busy["value"] == tab.RANK_WAITS
+    assert before in on_click and before["outputs"] == [sample_btn._id]
+    assert fns[before["id"]].fn()["interactive"] is False
     (rank_after,) = [d for d in after if d["trigger_only_on_success"]]
     assert fns[rank_after["id"]].fn.__wrapped__ is tab.rank_candidates.__wrapped__
     assert rank_after["inputs"][1] == sample["outputs"][0]  # the sampled candidates, not the old text
     assert rank_after["inputs"][0] == sample["inputs"][0]  # after the same prefix
-    (ready,) = [d for d in after if not d["trigger_only_on_success"]]
-    assert ready["outputs"] == [rank_btn._id]
-    assert fns[ready["id"]].fn() == {"__type__": "update", "interactive": True, "value": "Rank"}
-    # the Rank button's own click still ranks whatever the candidates box holds
+    for button, label in ((rank_btn, "Rank"), (sample_btn, sample_btn.value)):
+        back = [d for d in after if d["outputs"] == [button._id]]
+        assert sorted(d["trigger_only_on_failure"] for d in back) == [False, True], button.value
+        assert all(fns[d["id"]].fn() == {"__type__": "update", "interactive": True, "value": label} for d in back)
     rank = next(d for d in demo.config["dependencies"] if d["api_name"] == "codeprm_rank")
     assert rank["inputs"] == rank_after["inputs"]

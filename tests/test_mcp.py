@@ -16,7 +16,7 @@ import gradio as gr
 import pytest
 from conftest import REPO, free_port
 
-from demos import mcp_tools
+from server import mcp_tools
 
 TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
 
@@ -107,14 +107,43 @@ def test_embed_then_verify_round_trip_through_the_tools():
     assert other["detected"] is False
 
 
+#: Runs app.py as ``python app.py`` does, after wrapping the resolver: every host name the server
+#: process looks up (other than its own loopback) is written to stderr, where the tests look for it.
+WATCHED_APP = """
+import runpy, socket, sys
+_resolve = socket.getaddrinfo
+def _watched(host, *args, **kwargs):
+    name = host.decode() if isinstance(host, bytes) else str(host)
+    if name not in ("None", "", "127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        print(f"HOST LOOKUP: {name}", file=sys.stderr, flush=True)
+    return _resolve(host, *args, **kwargs)
+socket.getaddrinfo = _watched
+sys.argv = ["app.py"]
+runpy.run_path("app.py", run_name="__main__")
+"""
+
+
+class Served:
+    """The app's URL and what its process has written to stderr (the server log) so far."""
+
+    def __init__(self, url: str, log_path):
+        self.url, self.log_path = url, log_path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
 @pytest.fixture(scope="module")
-def app_url():
-    """``python app.py`` on a free loopback port (its own process, as a user starts it)."""
+def served(tmp_path_factory):
+    """``python app.py`` on a free loopback port (its own process, as a user starts it), with its
+    stderr kept in a file and every host name it resolves written there (``WATCHED_APP``)."""
     port = free_port()
     env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": "127.0.0.1",
            "OMP_NUM_THREADS": "2"}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    log_path = tmp_path_factory.mktemp("app_log") / "stderr.txt"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-c", WATCHED_APP], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                                stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 240
@@ -126,10 +155,15 @@ def app_url():
                 if proc.poll() is not None or time.time() > deadline:
                     raise RuntimeError(f"app.py did not come up (exit {proc.poll()})") from None
                 time.sleep(1)
-        yield url
+        yield Served(url, log_path)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def app_url(served):
+    return served.url
 
 
 @pytest.mark.slow
@@ -303,3 +337,125 @@ def test_deep_png_and_animated_gif_come_with_a_notice(tmp_path):
         path.write_bytes(data)
         img, info = load_panorama(str(path), "refuse")
         assert img.shape == (256, 512, 3) and "Notice:" in info and notice in info
+
+
+def _post(url: str, path: str, body: bytes) -> tuple[int, str]:
+    import httpx
+
+    r = httpx.post(f"{url}{path}", content=body, timeout=60,
+                   headers={"content-type": "application/json", "accept": "application/json, text/event-stream"})
+    return r.status_code, r.text
+
+
+@pytest.mark.slow
+def test_deeply_nested_json_is_a_4xx_over_mcp_as_over_the_api_and_logs_no_traceback(served):
+    """Issue #39 item 12: a body nested 100,000 deep got HTTP 500 and a RecursionError traceback over
+    MCP (and 300 deep an opaque "Invalid request parameters"), while /gradio_api/call answered 400.
+    Now both answer 4xx, MCP with a JSON-RPC parse error naming the limit, and the log has no
+    traceback; an ordinary call goes on working."""
+    before = len(served.log())
+    for depth in (100_000, 2_000, 300, 40):
+        nested = "[" * depth + "]" * depth
+        status, text = _post(served.url, "/gradio_api/mcp/",
+                             ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_rank",'
+                              f'"arguments":{{"prefix":"x = 1\\n","candidates":{nested}}}}}}}').encode())
+        assert status == 400, (depth, status, text[:200])
+        err = json.loads(text)["error"]
+        assert err["code"] == -32700 and "nested more than 32 levels" in err["message"]
+        if depth >= 2_000:  # too deep for any JSON parser here: the API answers 400 as well
+            api_status, _ = _post(served.url, "/gradio_api/call/codeprm_scan", f'{{"data": [{nested}, false]}}'.encode())
+            assert api_status == 400, (depth, api_status)
+    log = served.log()[before:]
+    assert "Traceback" not in log and "RecursionError" not in log, log[-2000:]
+    assert log.count("refused MCP request: the request's JSON is nested") == 4
+    (ok,) = asyncio.run(_mcp_session_calls(served.url, [("code_scan", {"code": "x = 1\n"})]))
+    assert not ok.isError
+
+
+async def _burst(url: str, n: int, call: tuple[str, dict]) -> list[tuple[float, bool, str]]:
+    """``n`` clients at once, each in its own session: (seconds, isError, text) per call."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    async def one():
+        t0 = time.perf_counter()
+        try:
+            async with streamablehttp_client(f"{url}/gradio_api/mcp/") as (read, write, _), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                res = await session.call_tool(*call)
+                return time.perf_counter() - t0, res.isError, res.content[0].text
+        except Exception as exc:  # noqa: BLE001 - a transport failure is a result to report here
+            return time.perf_counter() - t0, True, f"transport failure: {exc!r}"
+
+    return await asyncio.gather(*[one() for _ in range(n)])
+
+
+@pytest.mark.slow
+def test_a_burst_of_mcp_calls_is_answered_or_refused_at_once(served):
+    """Issue #39 item 12: of 50 MCP calls at once, most answered "timed out" while Gradio's queue still
+    held them (its loopback client's waits took every worker thread). Now each is answered, or refused
+    at once with "queue is full" (at most ``MAX_MCP_CALLS`` are held), and none times out."""
+    from server.http_limits import MAX_MCP_CALLS
+
+    results = asyncio.run(_burst(served.url, 50, ("code_scan", {"code": "cmd = input()\nresult = eval(cmd)\n"})))
+    answered = [r for r in results if not r[1]]
+    refused = [r for r in results if r[1]]
+    for seconds, _, text in refused:
+        assert text.startswith("queue is full:") and f"at most {MAX_MCP_CALLS} tool calls" in text, text
+    assert all(json.loads(text)["verdict"] == "vulnerable" for _, _, text in answered)
+    assert len(answered) >= 1 and len(refused) >= 50 - 2 * MAX_MCP_CALLS, (len(answered), len(refused))
+    # a refusal does not wait for the calls being answered
+    assert max(s for s, _, _ in refused) < max(s for s, _, _ in answered), (refused, answered)
+
+
+@pytest.mark.slow
+def test_bad_input_is_one_log_line_per_refusal_and_no_traceback(served, tmp_path):
+    """Issue #39 item 13: ordinary bad input (a wrong upload, a bad number) wrote a full traceback to
+    the server log, 39 in one browser visit. Each refusal is now one "refused ..." line; tracebacks are
+    kept for real faults."""
+    from evals.hardening import call, upload, write_image
+
+    base = served.url + "/"
+    garbage = upload(base, write_image(tmp_path / "garbage.png", "garbage"))
+    bad_calls = [
+        ("codeprm_example", ["no such example"]),                 # a choice outside the choices
+        ("codeprm_scan", ["x = 1\n", "yes"]),                     # a check box that is not true or false
+        ("codeprm_step", [float("nan")]),                         # NaN in a slider
+        ("codeprm_rank", ["import os\n", "   "]),                 # refused by the callback
+        ("codeprm_sample", ["   ", 2, 16]),                       # refused by the engine
+        ("wm_load", [garbage, "refuse"]),                         # a file that is no image
+    ]
+    before = len(served.log())
+    for endpoint, args in bad_calls:
+        out = call(base, endpoint, args, timeout=120)
+        assert not out.ok and out.message, endpoint
+    (mcp_bad,) = asyncio.run(_mcp_session_calls(served.url, [("watermark_verify", {"image_base64": "bm90IGFuIGltYWdl",
+                                                                                   "key": "k"})]))
+    assert mcp_bad.isError
+    deadline = time.time() + 10
+    while served.log()[before:].count("refused ") < len(bad_calls) + 1 and time.time() < deadline:
+        time.sleep(0.2)
+    log = served.log()[before:]
+    lines = [line for line in log.splitlines() if line.strip()]
+    assert "Traceback" not in log, log[-3000:]
+    assert len([line for line in lines if "refused " in line]) == len(bad_calls) + 1, lines
+    assert len(lines) == len(bad_calls) + 1, lines  # nothing else: one line per refusal
+
+
+@pytest.mark.slow
+def test_a_web_address_in_a_file_argument_is_never_looked_up(served):
+    """Issue #39 item 12: a host name in a file argument started a DNS lookup (Gradio resolves it to
+    check the address, then fetches it). A file argument that names a web address is refused before
+    Gradio sees it, and the server process resolved no host name at all in this module's tests (the
+    resolver is watched: ``WATCHED_APP``)."""
+    from evals.hardening import call
+
+    bits = "64 bits (PSNR floor 42 dB)"
+    for address in ("http://dns-probe-a.invalid/x.png", "https://dns-probe-b.invalid/p.png", "//dns-probe-c.invalid/q.png"):
+        data = {"path": address, "meta": {"_type": "gradio.FileData"}}
+        for endpoint, args in (("wm_load", [data, "refuse"]), ("wm_verify", [data, "k", bits])):
+            out = call(served.url + "/", endpoint, args, timeout=60)
+            assert not out.ok and "not a web address" in out.message, (endpoint, out.message)
+    time.sleep(1)
+    assert "HOST LOOKUP" not in served.log(), [x for x in served.log().splitlines() if "HOST LOOKUP" in x]

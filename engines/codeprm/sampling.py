@@ -35,9 +35,11 @@ def cut_at_statement(prefix: str, text: str) -> tuple[str, bool]:
     return ("\n".join(lines).rstrip() or text.rstrip()), False
 
 
-def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0) -> list[dict]:
+def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: int = 0,
+                      max_time: float | None = None) -> list[dict]:
     """Sample ``n`` continuations of ``prefix`` from SmolLM2-135M (offline GGUF backbone), each
     cut at a statement boundary (:func:`cut_at_statement`): ``{"text", "parses"}`` per sample.
+    ``max_time``: seconds after which generation stops where it is (a caller's time budget).
 
     Plain-text completion of the code (no chat template), temperature 0.8, seeded.
 
@@ -59,7 +61,8 @@ def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: i
     torch.manual_seed(seed)
     with torch.inference_mode():
         out = bb.model.generate(ids, do_sample=True, temperature=0.8, top_p=0.95, max_new_tokens=int(max_new_tokens),
-                                num_return_sequences=int(n), pad_token_id=bb.tokenizer.eos_token_id)
+                                num_return_sequences=int(n), pad_token_id=bb.tokenizer.eos_token_id,
+                                max_time=max_time)
     cands = []
     for row in out:
         text = bb.tokenizer.decode(row[ids.shape[1]:], skip_special_tokens=True)

@@ -19,28 +19,29 @@ import json
 import gradio as gr
 import numpy as np
 
-from demos.http_limits import MAX_IMAGE_MIB
-from demos.ui import number, shorten, text
+from server.http_limits import MAX_IMAGE_MIB
+from server.inputs import number, refusal, shorten, text
 from engines.common import InputError, gpu
 
 #: Largest image a tool decodes (bytes after base64 decoding); the MCP body cap fits it
-#: (``demos.http_limits.MCP_MAX_BODY``).
+#: (``server.http_limits.MCP_MAX_BODY``).
 MAX_IMAGE_BYTES = MAX_IMAGE_MIB * 2**20
 #: Longest code, prompt or reply a tool accepts (characters).
 MAX_TEXT_CHARS = 100_000
 
 
 def _tool(fn):
-    """Engine errors -> ``gr.Error`` with the message (the MCP client sees it as the tool's error)."""
+    """Engine errors -> ``gr.Error`` with the message (the MCP client sees it as the tool's error),
+    logged as one line (``refusal``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except gr.Error:
-            raise
+        except gr.Error as exc:
+            raise exc if not exc.print_exception else refusal(fn.__name__, str(exc.message)) from None
         except (InputError, ValueError) as exc:
-            raise gr.Error(str(exc)) from exc
+            raise refusal(fn.__name__, str(exc), detail=type(exc).__name__) from None
 
     return wrapper
 
@@ -317,6 +318,9 @@ def check_call(name: str, arguments: object) -> str | None:
         types, what = _JSON_KINDS.get(str(p.annotation), ((object,), "a value"))
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             return f"{name}: {pname} must be {what}, not {_json_kind(value)}"
+        odd = [v for v in value if not isinstance(v, str)][:1] if isinstance(value, list) else []
+        if odd:
+            return f"{name}: {pname} must be {what}, not a list holding {_json_kind(odd[0])}"
     return None
 
 

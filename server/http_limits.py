@@ -12,12 +12,17 @@ So every request passes here first:
 - API calls (any POST outside ``/gradio_api/upload`` and MCP) are refused with HTTP 413 and a
   one-line message past ``API_MAX_BODY``, from the Content-Length header or by counting the
   streamed bytes, before a byte is parsed.
-- MCP: a ``tools/call`` for a name that is not one of ``demos.mcp_tools``' tools, or with arguments
+- MCP: a ``tools/call`` for a name that is not one of ``server.mcp_tools``' tools, or with arguments
   of the wrong JSON type (``check_call``), is answered with a tool error naming the tool or the
   argument and never reaches Gradio; a body past ``MCP_MAX_BODY`` is answered with a tool error
   naming the limit (HTTP 200, so the session lives on). Every MCP request carries Gradio's own
   ``tools=`` selection, narrowed to the tools, so the list and the schema show them alone.
   ``mcp_body_limit`` (a lifespan) raises the library's 4 MiB cap to ``MCP_MAX_BODY``.
+- MCP: JSON nested past ``MAX_JSON_DEPTH`` is answered with HTTP 400 and a JSON-RPC parse error
+  (the library's parser would fail with a RecursionError and an HTTP 500). At most ``MAX_MCP_CALLS``
+  tool calls are held at once; one more is answered at once with a tool error saying the queue is
+  full. (Gradio answers each call through its own queue with a loopback client that waits in a
+  worker thread; 40 calls at once took every worker, and the queue's own requests timed out.)
 """
 from __future__ import annotations
 
@@ -38,16 +43,23 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MiB = 2**20
-#: Largest image an MCP tool takes (bytes, before base64); ``demos.mcp_tools`` checks it again.
+#: Largest image an MCP tool takes (bytes, before base64); ``server.mcp_tools`` checks it again.
 MAX_IMAGE_MIB = 16
 #: Largest MCP request body: a 16 MiB image is 21.4 MiB of base64, plus the JSON-RPC envelope.
 MCP_MAX_BODY = 22 * MiB
 #: Largest API call body (``/gradio_api/call``, ``/queue/join``, ...): the MCP tools' own calls
 #: come back through the queue, so it is above ``MCP_MAX_BODY``; a ``data:`` URI this long decodes
-#: to 18 MiB, under the 20 MiB upload cap (``app.MAX_UPLOAD``).
+#: to 18 MiB, under the 20 MiB upload cap (``server.launch.MAX_UPLOAD``).
 API_MAX_BODY = 24 * MiB
 #: An oversized MCP body is read (and dropped) up to this size to find its JSON-RPC id; past it, 413.
 MCP_DRAIN_LIMIT = 4 * MCP_MAX_BODY
+#: Deepest nesting of arrays and objects an MCP request may have: a tool call needs 5 levels. Deeper
+#: JSON is answered with HTTP 400 before the MCP library parses it (at about 1,000 levels its parser
+#: fails with a RecursionError and an HTTP 500), as ``/gradio_api/call`` answers it.
+MAX_JSON_DEPTH = 32
+#: MCP tool calls held at once (running or waiting in Gradio's queue, which takes 32 events in all);
+#: one more is refused at once with "queue is full" rather than left to time out in a crowd.
+MAX_MCP_CALLS = 16
 
 MCP_PATH = "/gradio_api/mcp"
 UPLOAD_PATH = "/gradio_api/upload"
@@ -148,6 +160,48 @@ def request_id(head: bytes, tail: bytes) -> object:
     return None
 
 
+def json_depth_over(value: object, limit: int) -> bool:
+    """True when ``value`` (parsed JSON) nests arrays and objects more than ``limit`` deep; looks at
+    each container once and stops at the first one past the limit."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> tuple[object, str | None]:
+    """(parsed body, None), or (None, a one-line refusal) for JSON nested past ``max_depth`` (also
+    when it is too deep for the parser itself), or (None, None) for a body that is not JSON at all."""
+    deep = f"the request's JSON is nested more than {max_depth} levels deep; MCP requests take at most {max_depth}"
+    try:
+        parsed = json.loads(body)
+    except RecursionError:
+        return None, deep
+    except ValueError:
+        return None, None
+    if json_depth_over(parsed, max_depth):
+        return None, deep
+    return parsed, None
+
+
+def _tool_calls(parsed: object) -> list[dict]:
+    """The ``tools/call`` requests in a parsed JSON-RPC body (one message or a batch)."""
+    return [m for m in (parsed if isinstance(parsed, list) else [parsed])
+            if isinstance(m, dict) and m.get("method") == "tools/call"]
+
+
+def queue_full_message(limit: int) -> str:
+    """One line for a tool call refused because the server already holds ``limit`` of them."""
+    return (f"queue is full: this server holds at most {limit} tool calls at once and all are taken; "
+            "try again in a minute")
+
+
 def too_large_message(size: int, complete: bool) -> str:
     """One line naming the MCP limit and what fits in it."""
     seen = f"{mib(size)}" if complete else f"more than {mib(size)}"
@@ -162,15 +216,19 @@ def unknown_tool_message(name: object, allowed: Collection[str]) -> str:
 
 
 class RequestGuard:
-    """ASGI middleware: body caps on every POST, the tool allow-list on MCP (see the module doc)."""
+    """ASGI middleware: body caps on every POST, the tool allow-list, a nesting cap and a cap on calls
+    held at once on MCP (see the module doc)."""
 
     def __init__(self, app: ASGIApp, allowed_tools: Collection[str], api_max_body: int = API_MAX_BODY,
-                 mcp_max_body: int = MCP_MAX_BODY, check_call: Callable[[str, object], str | None] | None = None):
+                 mcp_max_body: int = MCP_MAX_BODY, check_call: Callable[[str, object], str | None] | None = None,
+                 max_calls: int = MAX_MCP_CALLS):
         self.app = app
         self.allowed = frozenset(allowed_tools)
         self.check_call = check_call
         self.api_max_body = api_max_body
         self.mcp_max_body = mcp_max_body
+        self.max_calls = max_calls
+        self.calls = 0  # MCP tool calls being answered now (one event loop: no lock needed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -218,7 +276,7 @@ class RequestGuard:
         try:
             body = await read_body(receive, self.mcp_max_body, drain_to=MCP_DRAIN_LIMIT if streamable else 0)
         except BodyTooLarge as exc:
-            log.warning("MCP request refused: %s bytes or more", exc.size)
+            log.warning("refused MCP request: %s bytes or more", exc.size)
             msg = too_large_message(exc.size, exc.complete)
             rid = request_id(exc.head, exc.tail) if exc.complete and streamable else None
             if rid is None:
@@ -227,25 +285,34 @@ class RequestGuard:
             return await _answer(send, 200, tool_error(rid, msg) if is_call else rpc_error(rid, msg))
         except ConnectionError:
             return None
-        refused = self._refused_call(body)
+        parsed, problem = parse_json(body)
+        if problem:
+            log.warning("refused MCP request: %s", problem)
+            return await _answer(send, 400, rpc_error(None, problem, code=-32700))
+        calls = _tool_calls(parsed)
+        refused = self._refused_call(calls)
         if refused is not None:
             rid, msg = refused
-            log.warning("MCP call refused: %s", msg)
+            log.warning("refused MCP call: %s", msg)
             if streamable:
                 return await _answer(send, 200, tool_error(rid, msg))
             return await _answer(send, 403, msg)
-        await self.app(scope, replay(body, receive), send)
-
-    def _refused_call(self, body: bytes) -> tuple[object, str] | None:
-        """(id, message) when the body calls a tool that is not allowed, or calls one with arguments
-        that ``check_call`` refuses (in a batch: the first such call)."""
+        if not calls or not streamable:  # the old SSE transport answers later, in its own stream
+            return await self.app(scope, replay(body, receive), send)
+        if self.calls + len(calls) > self.max_calls:
+            msg = queue_full_message(self.max_calls)
+            log.warning("refused MCP call: %s", msg)
+            return await _answer(send, 200, tool_error(calls[0].get("id"), msg))
+        self.calls += len(calls)
         try:
-            parsed = json.loads(body)
-        except ValueError:
-            return None  # not JSON: the MCP library answers with a parse error
-        for msg in parsed if isinstance(parsed, list) else [parsed]:
-            if not isinstance(msg, dict) or msg.get("method") != "tools/call":
-                continue
+            await self.app(scope, replay(body, receive), send)
+        finally:
+            self.calls -= len(calls)
+
+    def _refused_call(self, calls: list[dict]) -> tuple[object, str] | None:
+        """(id, message) when a call names a tool that is not allowed, or gives one arguments that
+        ``check_call`` refuses (in a batch: the first such call)."""
+        for msg in calls:
             params = msg.get("params")
             name = params.get("name") if isinstance(params, dict) else None
             if name not in self.allowed:
