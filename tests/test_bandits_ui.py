@@ -68,7 +68,7 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
     """Issue #41: the tab allowed d <= 50 and K <= 50 while MCP allowed d <= 200 and K <= 500 for the
     same simulate. Both now read the engine's LIMITS: the largest value is a valid configuration
     everywhere (nothing is run here) and one past it is refused everywhere, naming the bound."""
-    from demos import mcp_tools
+    from server import mcp_tools
     from engines.dueling import LIMITS, SimConfig
 
     lim = LIMITS[field]
