@@ -433,6 +433,9 @@ def build() -> None:
     # a bad upload leaves no earlier panorama or "Loaded ..." line behind it
     loaded = upload.upload(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
     clear_on_error(loaded, [panorama, load_info])
+    # embed, attack and verify hold a panorama's transforms in memory and use every core: two of them
+    # at once in all (not two of each), which bounds the server's peak memory under many clients
+    CPU_GROUP = {"concurrency_id": "watermark", "concurrency_limit": 2}
     upload.clear(load_panorama, [upload, fit], [panorama, load_info], api_visibility="private")
     # the upload's (or clicked example's) file name, for naming the watermarked download
     upload.change(source_name, upload, source, queue=False, api_visibility="private")
@@ -443,13 +446,13 @@ def build() -> None:
     # second click is not silently dropped; it comes back when the embed ends, also on an error
     embedded = embed_btn.click(embed_busy, None, embed_btn, queue=False, api_visibility="private").then(
         do_embed, [panorama, key, mode, message, bits_label, source], [marked, embed_info, diff, embedded_bits],
-        api_name="wm_embed")
+        api_name="wm_embed", **CPU_GROUP)
     release_after(embedded, embed_btn, "Embed")
     clear_on_error(embedded, [marked, embed_info, diff, embedded_bits], [None, "", None, None])
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")
-    attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack")
+    attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack", **CPU_GROUP)
     verified = verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info],
-                                api_name="wm_verify")
+                                api_name="wm_verify", **CPU_GROUP)
     clear_on_error(verified, [verify_info], [""])
     swept = one_at_a_time(sweep_btn, "Sweeping", do_sweep, [panorama, key], [sweep_plot, sweep_info],
                           api_name="wm_sweep")

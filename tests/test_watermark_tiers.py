@@ -59,18 +59,22 @@ def forest256():
     cfg = WatermarkConfig(bits=256)
     bits = np.random.default_rng(27).integers(0, 2, 256).astype(np.uint8)
     verify(img, "tier-key", cfg)  # the tables for this size, as the app has them after a load
+    verify(img, "tier-key", WatermarkConfig(bits=64))
+    embed(img, bits[:64], "tier-key", WatermarkConfig(bits=64))  # this machine's pace, as after a first embed
+    predicted = embed_seconds(1024, 512, 256)
     cpu = time.process_time()
     res = embed(img, bits, "tier-key", cfg)
-    res.cpu_seconds = time.process_time() - cpu
+    res.cpu_seconds, res.predicted = time.process_time() - cpu, predicted
     return img, cfg, bits, res
 
 
 @pytest.mark.slow
 def test_the_wait_the_tab_shows_is_within_half_and_twice_a_measured_embed(forest256):
-    """The cost model (engines/watermark/cost.py) against this embed: CPU seconds, which on an idle
-    2-core machine are its wall seconds (one thread), so a busy test machine does not fail it."""
+    """The cost model (engines/watermark/cost.py), paced by this machine's earlier embeds, against
+    this embed: CPU seconds, which on an idle 2-core machine are its wall seconds (one thread), so a
+    busy test machine does not fail it; nor a slower or faster one, as the model learns its pace."""
     _, _, _, res = forest256
-    assert 0.5 <= res.cpu_seconds / embed_seconds(1024, 512, 256) <= 2.0
+    assert 0.5 <= res.cpu_seconds / res.predicted <= 2.0
 
 
 @pytest.mark.slow

@@ -51,6 +51,8 @@ def test_embed_attack_verify_round_trip(loaded, embedded):
     assert diff.shape == marked.shape and diff.max() > 0
     yaw, pitch, roll = ui.random_angles()
     assert -180 <= yaw <= 180 and -90 <= pitch <= 90
+    # a fixed random rotation: the read-back rate over many rotations is the benchmark's figure
+    yaw, pitch, roll = (round(a, 2) for a in ui.matrix_to_euler(ui.random_rotation(np.random.default_rng(3))))
     received = ui.do_attack(marked, yaw, pitch, roll, "JPEG 75")
     report = ui.do_verify(received, "ui-key", ui64, bits)
     assert "Watermark detected" in report and "'hi!'" in report and "100.0 %" in report

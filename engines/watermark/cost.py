@@ -4,10 +4,13 @@
 (bits), the analysis, synthesis, quality metrics and the probe's attacks with the pixels. The
 coefficients are a least-squares fit to the CPU seconds that ``benchmarks/watermark_embed_times.py``
 measured for this code (the forest example, 64/128/256 bits at 1024 and 2048 px wide, one thread:
-on an idle 2-core CPU the wall time; a busy machine takes longer, as the tab says).
+on an idle 2-core CPU the wall time; a busy machine takes longer, as the tab says). Machines differ in
+speed, so every embed this process runs teaches the model this machine's pace (:func:`observe`): after
+the first embed the wait a front-end shows is in this machine's seconds, not the fitting machine's.
 """
 from __future__ import annotations
 
+import math
 import os
 
 EMBED_COST = (2.20, 1.27, 0.19)
@@ -15,14 +18,42 @@ EMBED_COST = (2.20, 1.27, 0.19)
 256 bits x 1024 and 2048 px wide; 2.40-5.18 CPU s), each within 0.82-1.11x of the fit."""
 
 
+_PACE = {"ratio": 1.0, "seen": 0}
+"""This machine's idle seconds over the model's, from the embeds this process has run (1 before any)."""
+
+
+def model_seconds(width: int, height: int, bits: int) -> float:
+    """Seconds of an embed on the machine :data:`EMBED_COST` was fitted on, idle."""
+    a, b, c = EMBED_COST
+    return a + b * width * height / 1e6 + c * bits / 256
+
+
 def embed_seconds(width: int, height: int, bits: int) -> float:
-    """Expected seconds of :func:`engines.watermark.embed` for a ``width x height`` panorama.
+    """Expected seconds of :func:`engines.watermark.embed` for a ``width x height`` panorama on this
+    machine, idle: the fitted model times this machine's pace (:func:`observe`).
 
     >>> embed_seconds(2048, 1024, 256) > embed_seconds(1024, 512, 256) > embed_seconds(1024, 512, 64)
     True
     """
-    a, b, c = EMBED_COST
-    return a + b * width * height / 1e6 + c * bits / 256
+    return model_seconds(width, height, bits) * _PACE["ratio"]
+
+
+def observe(width: int, height: int, bits: int, seconds: float, busy: float | None = None) -> None:
+    """Learn this machine's pace from an embed it ran in ``seconds`` wall time while the machine was
+    ``busy`` (default: :func:`busy_factor` now): a running geometric mean of measured over modelled
+    idle seconds, so one odd embed moves the estimate only part of the way.
+
+    >>> before = dict(_PACE); observe(1024, 512, 256, 2 * model_seconds(1024, 512, 256), busy=1.0)
+    >>> round(embed_seconds(1024, 512, 256) / model_seconds(1024, 512, 256), 2); _PACE.update(before)
+    2.0
+    """
+    busy = busy_factor() if busy is None else busy
+    ratio = seconds / max(busy, 1.0) / model_seconds(width, height, bits)
+    if not math.isfinite(ratio) or ratio <= 0:
+        return
+    n = min(_PACE["seen"], 4)  # the last few embeds count most: the machine's load and clock change
+    _PACE["ratio"] = math.exp((n * math.log(_PACE["ratio"]) + math.log(ratio)) / (n + 1))
+    _PACE["seen"] += 1
 
 
 def busy_factor() -> float:
@@ -38,10 +69,12 @@ def wait_words(width: int, height: int, bits: int, busy: float | None = None) ->
     """The expected wait in words: ``"about 3 s"`` on an idle machine, ``"about 15 s (the machine is
     busy: about 5x an idle one)"`` when ``busy`` (default: :func:`busy_factor`) is 1.5 or more.
 
+    >>> pace = dict(_PACE); _PACE.update(ratio=1.0)  # at the fitting machine's pace
     >>> wait_words(1024, 512, 256, busy=1.0)
     'about 3 s'
     >>> wait_words(1024, 512, 256, busy=5.0)
     'about 15 s (the machine is busy: about 5x an idle one)'
+    >>> _PACE.update(pace)
     """
     busy = busy_factor() if busy is None else busy
     idle = embed_seconds(width, height, bits)

@@ -20,6 +20,7 @@ from engines.common.threads import torch_threads
 from engines.watermark.attacks import jpeg, sharing_chain
 from engines.watermark.carriers import Verifier, check_size, get_verifier, key_seed
 from engines.watermark.config import WatermarkConfig
+from engines.watermark.cost import observe
 from engines.watermark.errors import EmbedError
 from engines.watermark.image_io import luminance, resize, validate_image
 from engines.watermark.metrics import psnr, ssim, ws_psnr
@@ -179,7 +180,10 @@ def embed(image: np.ndarray, message: str | np.ndarray | list, key: str,
     """
     cfg = config or WatermarkConfig()
     with torch_threads(cfg.torch_threads):
-        return _embed(image, message, key, cfg)
+        res = _embed(image, message, key, cfg)
+    h, w = res.image.shape[:2]
+    observe(w, h, len(res.bits), res.seconds)  # the next wait shown is in this machine's seconds
+    return res
 
 
 def _embed(image: np.ndarray, message: str | np.ndarray | list, key: str, cfg: WatermarkConfig,
