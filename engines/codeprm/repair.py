@@ -76,9 +76,10 @@ def complete(code: str) -> list[str]:
     tail = last[: sc.code_end].rstrip() if not quote else last
     needs = not quote and bool(_WANTS_OPERAND.search(tail))
     fills = [PLACEHOLDER, ""] if needs else ["", PLACEHOLDER]
+    ends = [quote, "}" + quote] if quote else [""]  # an f-string may also wait for its "}"
     out = []
-    for fill in fills:
-        end = tail + quote + fill + closers
+    for fill, q in ((f, q) for q in ends for f in fills):
+        end = tail + q + fill + closers
         for colon in ("", ":"):
             cand = lines[:-1] + [end + colon]
             stripped = (end + colon).rstrip()
