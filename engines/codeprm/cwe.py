@@ -16,58 +16,65 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Weakness:
     """One CWE: its explanation, the family it belongs to (itself for a family), and for a
-    family the bandit tests that report it and the regular expression of its sinks."""
+    family the bandit tests that report it, the calls that are its sinks (dotted names; the last
+    part alone matches too when it is given with a dot) and a regular expression of its other
+    sinks (expressions: a string handed to a query, ``verify=False``)."""
 
     title: str
     family: int = 0
     bandit: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
     sinks: str = ""
 
 
-_CALL = r"\s*\("
 TABLE: dict[int, Weakness] = {
     22: Weakness("Path traversal: a user-controlled path reaches the file system.", 22, ("B202",),
-                 r"\b(?:send_file|send_from_directory|FileResponse|extractall)" + _CALL),
+                 ("send_file", "send_from_directory", "FileResponse", ".extractall")),
     78: Weakness("OS command injection: a shell runs a string built from input.", 78,
                  ("B602", "B605", "B604", "B609", "B601", "B606"),
-                 r"\b(?:os\.system|os\.popen\w*|popen2?|subprocess\.(?:run|call|check_call|check_output|Popen|"
-                 r"getoutput|getstatusoutput)|commands\.getoutput|os\.spawn\w*|os\.exec[lv]p?e?)" + _CALL),
+                 ("os.system", "os.popen", "os.popen2", "os.popen3", "subprocess.run", "subprocess.call",
+                  "subprocess.check_call", "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
+                  "subprocess.getstatusoutput", "commands.getoutput", "os.spawnl", "os.spawnlp", "os.spawnv",
+                  "os.spawnvp", "os.execl", "os.execlp", "os.execv", "os.execvp", "os.execve")),
     79: Weakness("Cross-site scripting: input reaches HTML without escaping.", 79,
                  ("B701", "B702", "B703", "B308", "B704"),
-                 r"\b(?:render_template_string|Markup|mark_safe|SafeString|SafeText|format_html|Template)" + _CALL
-                 + r"|autoescape\s*=\s*False|\|\s*safe\b"),
+                 ("render_template_string", "Markup", "mark_safe", "SafeString", "SafeText", "format_html"),
+                 r"autoescape\s*=\s*False|\|\s*safe\b"),
     89: Weakness("SQL injection: a query is built by string formatting instead of parameters.", 89,
-                 ("B608", "B610", "B611"),
+                 ("B608", "B610", "B611"), (),
                  r"\.(?:execute|executemany|executescript|raw|extra|read_sql(?:_query)?)\s*\(\s*(?:f['\"]|[A-Za-z_(])"
                  r"|(?i:['\"]\s*(?:select|insert|update|delete)\b[^'\"]*['\"]\s*(?:%|\+|\.format\b))"
                  r"|(?i:\bf['\"]\s*(?:select|insert|update|delete)\b[^'\"]*\{)"),
     94: Weakness("Code injection: eval/exec (or a debugger shell) runs dynamic code.", 94, ("B102", "B307", "B201"),
-                 r"(?<![\w.])(?:eval|exec)" + _CALL + r"|\bdebug\s*=\s*True"),
+                 ("eval", "exec"), r"\bdebug\s*=\s*True"),
     295: Weakness("TLS certificate verification is disabled.", 295,
-                  ("B501", "B507", "B323", "B502", "B503", "B504"),
-                  r"\bverify\s*=\s*False|_create_unverified_context|\bCERT_NONE\b|check_hostname\s*=\s*False"),
+                  ("B501", "B507", "B323", "B502", "B503", "B504"), ("ssl._create_unverified_context",),
+                  r"\bverify\s*=\s*False|\bCERT_NONE\b|check_hostname\s*=\s*False"),
     327: Weakness("Broken or risky cryptography (weak cipher or hash).", 327, ("B304", "B305", "B505"),
-                  r"\b(?:DES|DES3|ARC2|ARC4|Blowfish|IDEA|RC4)\.new" + _CALL + r"|\bMODE_ECB\b|\bmodes\.ECB\b"),
+                  ("DES.new", "DES3.new", "ARC2.new", "ARC4.new", "Blowfish.new", "IDEA.new"),
+                  r"\bMODE_ECB\b|\bmodes\.ECB\b"),
     328: Weakness("Weak hash (MD5/SHA-1) used where a strong one is needed.", 328, ("B303", "B324"),
-                  r"\bhashlib\.(?:md5|sha1)" + _CALL + r"|\bhashlib\.new\(\s*['\"](?:md5|sha1)"),
+                  ("hashlib.md5", "hashlib.sha1"), r"\bhashlib\.new\(\s*['\"](?:md5|sha1)"),
     338: Weakness("Non-cryptographic random generator used for secrets.", 338, ("B311",),
-                  r"\brandom\.(?:random|randint|randrange|choice|choices|getrandbits|sample|uniform)" + _CALL),
+                  ("random.random", "random.randint", "random.randrange", "random.choice", "random.choices",
+                   "random.getrandbits", "random.sample", "random.uniform")),
     377: Weakness("Insecure temporary file (predictable name or mktemp).", 377, ("B108", "B306"),
-                  r"\bmktemp" + _CALL + r"|['\"]/(?:var/)?tmp/"),
+                  ("tempfile.mktemp", ".mktemp"), r"['\"]/(?:var/)?tmp/"),
     502: Weakness("Deserialisation of untrusted data (pickle, marshal, unsafe yaml).", 502,
                   ("B301", "B302", "B506", "B614"),
-                  r"\b(?:c?[Pp]ickle|dill|marshal|jsonpickle|shelve)\.(?:loads?|Unpickler|decode|open)" + _CALL
-                  + r"|\byaml\.(?:load|unsafe_load|full_load|load_all)" + _CALL + r"|\btorch\.load" + _CALL),
+                  ("pickle.loads", "pickle.load", "pickle.Unpickler", "cPickle.loads", "cPickle.load", "dill.loads",
+                   "dill.load", "marshal.loads", "marshal.load", "jsonpickle.decode", "shelve.open", "yaml.load",
+                   "yaml.unsafe_load", "yaml.full_load", "yaml.load_all", "torch.load")),
     611: Weakness("XML parsed with external entities enabled (XXE).", 611,
                   ("B313", "B314", "B315", "B316", "B317", "B318", "B319", "B320"),
-                  r"\b(?:etree|ElementTree|ET|minidom|pulldom|sax|expatbuilder)\.(?:parse|fromstring|XML|"
-                  r"parseString|iterparse|XMLParser)" + _CALL),
-    798: Weakness("Hard-coded credential or secret.", 798, ("B105", "B106", "B107"),
+                  tuple(f"{m}.{f}" for m in ("etree", "ElementTree", "ET", "minidom", "pulldom", "sax", "expatbuilder")
+                        for f in ("parse", "fromstring", "XML", "parseString", "iterparse", "XMLParser"))),
+    798: Weakness("Hard-coded credential or secret.", 798, ("B105", "B106", "B107"), (),
                   r"(?i:\b\w*(?:password|passwd|pwd|secret|token|api_?key|private_?key|credential)\w*['\"]?\s*[:=]"
                   r"\s*[rbu]?['\"][^'\"\s]{4,}['\"])"),
     918: Weakness("Server-side request forgery: a request goes to a user-supplied URL.", 918, ("B310",),
-                  r"\b(?:requests|httpx|session|client)\.(?:get|post|put|delete|head|patch|request)\s*\(\s*(?!['\"])"
-                  r"|\burlopen" + _CALL + r"|\burllib\.request\.Request" + _CALL),
+                  ("urlopen", "urllib.request.Request"),
+                  r"\b(?:requests|httpx|session|client)\.(?:get|post|put|delete|head|patch|request)\s*\(\s*(?!['\"])"),
     # CWEs the analysers give that belong to a family above
     20: Weakness("Improper input validation (an unsafe parser of untrusted input)."),
     80: Weakness("Basic cross-site scripting: a template or markup built without escaping.", 79),
@@ -79,7 +86,19 @@ TABLE: dict[int, Weakness] = {
 }
 FAMILIES: tuple[int, ...] = tuple(k for k, w in TABLE.items() if w.family == k)
 BANDIT_FAMILY: dict[str, int] = {t: k for k in FAMILIES for t in TABLE[k].bandit}
-_SINKS = [(k, re.compile(TABLE[k].sinks)) for k in FAMILIES if TABLE[k].sinks]
+
+
+def _call_pattern(name: str) -> str:
+    """A call of ``name`` (``a.b`` also as ``x.a.b``; ``.b`` as any ``x.b``; a bare ``b`` not after a dot)."""
+    lead = r"\." if name.startswith(".") else r"(?<![\w.])"
+    return lead + re.escape(name.lstrip(".")) + r"\s*\("
+
+
+_SINKS = [(k, re.compile("|".join([_call_pattern(c) for c in TABLE[k].calls] + ([TABLE[k].sinks] if TABLE[k].sinks
+                                                                                  else []))))
+          for k in FAMILIES]
+_CALLS = sorted((c.lstrip("."), k) for k in FAMILIES for c in TABLE[k].calls)
+_TAIL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)$")
 
 
 def title(cwe: int) -> str:
@@ -111,11 +130,15 @@ class Sink:
     text: str
 
 
-def sinks_in(lines: list[str], first_line: int = 1) -> list[Sink]:
+def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False) -> list[Sink]:
     """Every sink of every family in ``lines`` (comments left out), numbered from ``first_line``.
+    ``writing``: the last line is being written, so a call name cut short at its end (``pickle.loa``,
+    ``os.sys``: at least a dot and 3 more letters) names the calls it can become.
 
     >>> [(s.family, s.line, s.text) for s in sinks_in(["x = 1  # os.system(x)", "os.system('ls ' + d)"])]
     [(78, 2, 'os.system(')]
+    >>> [(s.family, s.text) for s in sinks_in(["    data = pickle.loa"], writing=True)]
+    [(502, 'pickle.loa')]
     """
     out = []
     for k, line in enumerate(lines, first_line):
@@ -124,6 +147,13 @@ def sinks_in(lines: list[str], first_line: int = 1) -> list[Sink]:
             m = rx.search(code)
             if m:
                 out.append(Sink(fam, k, m.group(0).strip()))
+        if writing and k == first_line + len(lines) - 1:
+            m = _TAIL.search(code.rstrip("( "))
+            cut = m.group(1) if m else ""
+            if "." in cut and len(cut.rsplit(".", 1)[1]) >= 3:
+                tail2 = ".".join(cut.split(".")[-2:])
+                fams = {f for c, f in _CALLS if "." in c and (c.startswith(cut) or c.startswith(tail2))}
+                out += [Sink(f, k, cut) for f in sorted(fams) if not any(s.family == f and s.line == k for s in out)]
     return out
 
 

@@ -230,11 +230,11 @@ class CodePRM:
             p.model, p.hot = self.model_risks(code, p.spans)
         return p
 
-    def _score(self, p: _Piece, analysers: bool) -> Scored:
+    def _score(self, p: _Piece, analysers: bool, partial: bool = False) -> Scored:
         """The one scoring function behind scan, scan_many, file_risk and rank."""
         method = "fused" if self._fuses(analysers) else "model alone"
         return score_steps(p.lines, p.spans, p.model, p.found if method == "fused" else [], self.cfg,
-                           p.parsed.parses, code_lines(p.code), p.hot, method)
+                           p.parsed.parses, code_lines(p.code), p.hot, method, partial)
 
     def _result(self, p: _Piece, sc: Scored, partial: bool, path: str, analysers: bool) -> ScanResult:
         syntax_error = p.parsed.syntax_error
@@ -272,7 +272,7 @@ class CodePRM:
         p = self._piece(code, parse_python(code, path))
         if self._fuses(analysers):
             p.found = self.analyse([code], [p.parsed])[0]
-        return self._result(p, self._score(p, analysers), partial, path, analysers)
+        return self._result(p, self._score(p, analysers, partial), partial, path, analysers)
 
     def scan_many(self, codes: list[str], paths: list[str] | None = None, partial: bool = False,
                   analysers: bool = True, progress=None) -> list[ScanResult | InputError]:
@@ -313,7 +313,8 @@ class CodePRM:
                 started.stop()
         for p, fs in zip(ok, found):
             p.found = fs
-        return [p if isinstance(p, InputError) else self._result(p, self._score(p, analysers), partial, path, analysers)
+        return [p if isinstance(p, InputError) else
+                self._result(p, self._score(p, analysers, partial), partial, path, analysers)
                 for p, path in zip(pieces, paths)]
 
     def file_risk(self, code: str, fuse: bool | None = None) -> float:

@@ -103,13 +103,15 @@ def model_finding(sink: Sink, risk: float) -> Finding:
 
 def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, findings: list[Finding],
                 cfg: PRMConfig, parses: bool, code: set[int], hot: list[int] | None = None,
-                method: str = "fused") -> Scored:
+                method: str = "fused", partial: bool = False) -> Scored:
     """Score one piece of code (see the module docstring).
 
     ``lines``: its lines (``lines.split_lines``); ``model``: the model's step risks (None when it
     did not run); ``code``: the lines that hold code (``lines.code_lines``); ``hot``: each step's
     hot line (where the model's attention points); ``method``: "fused", or a baseline of
-    ``METHODS``.
+    ``METHODS``; ``partial``: the code is a prefix, so its last step is being written: the
+    model reads it as it reads code that does not parse (the analysers cannot see a call not
+    yet finished), and a call name cut short at its end names the calls it can become.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
@@ -120,17 +122,19 @@ def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, f
     named: dict[int, Finding] = {}
     use_model = model is not None and method in ("fused", "model alone")
     if use_model:
-        t = cfg.solo_threshold if method == "model alone" else (cfg.model_flag_threshold if parses
-                                                                  else cfg.prefix_flag_threshold)
-        allowed = set(cfg.model_flag_cwes) if (method == "fused" and parses) else None
         for k, sp in enumerate(spans):
+            writing = partial and k == S - 1
+            as_prefix = not parses or writing
+            t = cfg.solo_threshold if method == "model alone" else (cfg.prefix_flag_threshold if as_prefix
+                                                                      else cfg.model_flag_threshold)
+            allowed = set(cfg.model_flag_cwes) if (method == "fused" and not as_prefix) else None
             if m[k] < t:
                 continue
             rows = [ln for ln in range(sp.start, sp.end + 1) if ln in code]
             if not rows:
                 continue  # a step with no code is never flagged
             sink = _sink_for(sinks_in([lines[ln - 1] if ln in code else "" for ln in range(sp.start, sp.end + 1)],
-                                      sp.start), hot[k] if hot else sp.start, allowed)
+                                      sp.start, writing), hot[k] if hot else sp.start, allowed)
             if sink is not None:
                 by_m[k] = True
                 if not by_a[k]:

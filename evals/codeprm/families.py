@@ -65,23 +65,24 @@ class Code:
     model: np.ndarray | None = None
     hot: list[int] | None = None
     labels: set[int] = field(default_factory=set)  # labelled lines
+    partial: bool = False  # a prefix: its last step is being written (scanned as ``partial=True``)
 
     def scored(self, method: str, cfg: PRMConfig) -> Scored:
         return score_steps(self.lines, self.spans, self.model, self.findings, cfg, self.parses, self.code, self.hot,
-                           method)
+                           method, self.partial)
 
 
-def make_codes(texts: list[str], cfg: PRMConfig, chunk: int = 4000) -> list[Code]:
+def make_codes(texts: list[str], cfg: PRMConfig, chunk: int = 4000, partial: bool = False) -> list[Code]:
     """Each text as a scan sees it: prepared, split, parsed once (repair included) and analysed
-    (one semgrep call per ``chunk`` texts)."""
+    (one semgrep call per ``chunk`` texts); ``partial``: prefixes being written."""
     texts = [prepare(t) for t in texts]
     out = []
     for a in range(0, len(texts), chunk):
         part = texts[a:a + chunk]
         parsed = [parse_once(t) for t in part]
         found = run_analysers(part, pieces=[p.pieces for p in parsed])
-        out += [Code(t, split_lines(t), split_steps(t, cfg.max_step_lines), code_lines(t), fs, p.parses)
-                for t, p, fs in zip(part, parsed, found)]
+        out += [Code(t, split_lines(t), split_steps(t, cfg.max_step_lines), code_lines(t), fs, p.parses,
+                     partial=partial) for t, p, fs in zip(part, parsed, found)]
     return out
 
 
@@ -294,12 +295,13 @@ def build(split: str, cfg: PRMConfig, n_clean: int = 3000, n_prefix_clean: int =
         c.labels = (removed | near) & c.code
     log(f"{split}: {len(pairs)} fix pairs analysed")
     items = prefix_items(rows + load_corpus(REPO_CORPUS, (split,)), rng, n_prefix_clean)
-    prefixes = make_codes([t for t, _ in items], cfg)
+    prefixes = make_codes([t for t, _ in items], cfg, partial=True)
     for c, (_, lab) in zip(prefixes, items):
         c.labels = lab
     log(f"{split}: {len(prefixes)} non-parsing prefixes ({sum(bool(c.labels) for c in prefixes)} labelled)")
     cut = cut_items(pairs)
-    cuts = {k: make_codes([it[k] for it in cut], cfg) for k in ("whole", "vul_end", "vul_mid", "fix_end", "fix_mid")}
+    cuts = {k: make_codes([it[k] for it in cut], cfg, partial=k != "whole")
+            for k in ("whole", "vul_end", "vul_mid", "fix_end", "fix_mid")}
     for k in ("whole", "vul_end", "vul_mid"):
         for c, it in zip(cuts[k], cut):
             c.labels = {it["line"]}
@@ -311,7 +313,7 @@ def build(split: str, cfg: PRMConfig, n_clean: int = 3000, n_prefix_clean: int =
 
         cases = load_cases()
         fam.cse = make_codes([c.code for c in cases], cfg)
-        fam.cse_prefix = make_codes([c.prefix for c in cases], cfg)
+        fam.cse_prefix = make_codes([c.prefix for c in cases], cfg, partial=True)
         for c, k in zip(fam.cse + fam.cse_prefix, [c.target for c in cases] * 2):
             c.labels = {k}
     return fam
