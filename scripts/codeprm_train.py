@@ -36,7 +36,8 @@ import torch
 
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.lines import split_lines
-from engines.codeprm.model import StepScorer, export_onnx, featurize
+from engines.codeprm.features import featurize
+from engines.codeprm.model import StepScorer, export_onnx
 from engines.codeprm.parsing import prepare
 from engines.codeprm.steps import split_steps
 from engines.codeprm.tokens import Lexer, build_vocab

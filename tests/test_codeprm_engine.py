@@ -27,7 +27,7 @@ from engines.codeprm.analysers import bandit_raw
 from engines.codeprm.fusion import ANALYSER_LEVEL, FLAG_LEVEL, MODEL_SPAN, analyser_flags, score_steps
 from engines.codeprm.findings import Finding
 from engines.codeprm.lines import split_lines
-from engines.codeprm.model import featurize
+from engines.codeprm.features import featurize
 from engines.codeprm.repair import repair
 from engines.codeprm.steps import Span
 from engines.codeprm.tokens import Lexer

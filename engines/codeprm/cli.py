@@ -84,8 +84,10 @@ def scan_tree(items: list[Item], backend: str, partial: bool, progress: bool, on
         with _progress(len(loaded), "scan", progress) as bar:
             results = prm.scan_many([c for _, c in loaded], [items[i].name for i, _ in loaded], partial,
                                     progress=lambda k: bar.update(1))
-    except KeyboardInterrupt:
-        return Report([], time.perf_counter() - t0, "one process", 1, total=len(items), interrupted=True)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM where the command turns it into one
+        rep = Report([], time.perf_counter() - t0, "one process", 1, total=len(items), interrupted=True)
+        rep.terminated = type(exc).__name__ == "Terminated"
+        return rep
     for (i, _), r in zip(loaded, results):
         o = (Outcome(items[i].name, False, error=str(r), kind="input", index=i) if isinstance(r, Refused)
              else Outcome(items[i].name, True, r, index=i))

@@ -22,7 +22,7 @@ from engines.codeprm.config import PRMConfig
 from engines.codeprm.findings import Finding
 from engines.codeprm.fusion import FLAG_LEVEL, Scored, score_steps
 from engines.codeprm.lines import code_lines, split_lines
-from engines.codeprm.model import Features, featurize
+from engines.codeprm.features import Features, featurize
 from engines.codeprm.parsing import (
     CodeTooLarge,
     EmptyCode,

@@ -11,12 +11,17 @@ all (:func:`code_lines`: not blank, not only a comment, not part of a docstring)
 """
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 
 # characters str.splitlines() breaks at that Python does not: given to semgrep as spaces
 ODD_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _ODD_TABLE = str.maketrans({c: " " for c in ODD_BREAKS})
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
+_SPECIAL = re.compile(r"[#'\"()\[\]{}]")
+_SINGLE_END = {q: re.compile(r"\\|" + q) for q in ("'", '"')}
+_TRIPLE_END = {q: re.compile(r"\\|" + q) for q in ("'''", '"""')}
 
 
 def normalise(code: str) -> str:
@@ -78,37 +83,43 @@ class Scanner:
     eol_quote: str | None = None
 
     def feed(self, line: str) -> None:
-        i, n = 0, len(line)
-        self.code_end = n
+        self.code_end = n = len(line)
         self.saw_code = False
+        i = 0
         while i < n:
-            c = line[i]
-            if self.quote:
-                if c == "\\":
-                    i += 2
+            if self.quote:  # inside a string: jump to its end (or a backslash escape)
+                m = (_TRIPLE_END if len(self.quote) == 3 else _SINGLE_END)[self.quote].search(line, i)
+                if m is None:
+                    i = n
+                    break
+                if m.group(0) == "\\":
+                    i = m.end() + 1
                     continue
-                if line.startswith(self.quote, i):
-                    i += len(self.quote)
-                    self.quote = None
-                    continue
-                i += 1
+                i = m.end()
+                self.quote = None
                 continue
+            m = _SPECIAL.search(line, i)
+            j = n if m is None else m.start()
+            if not self.saw_code and line[i:j].strip():
+                self.saw_code = True
+            if m is None:
+                break
+            c = line[j]
             if c == "#":
-                self.code_end = i
+                self.code_end = j
                 break
             if c in "'\"":
-                self.quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else c
-                i += len(self.quote)
+                self.quote = line[j:j + 3] if line[j:j + 3] in ('"""', "'''") else c
+                i = j + len(self.quote)
                 continue
-            if not c.isspace():
-                self.saw_code = True
+            self.saw_code = True
             if c in _PAIRS:
                 self.stack.append(_PAIRS[c])
                 if len(self.stack) > 200:  # not real code: stop counting
                     self.stack.clear()
             elif c in ")]}" and self.stack:
                 self.stack.pop()
-            i += 1
+            i = j + 1
         self.eol_quote = self.quote  # the string still open where the line ends
         if self.quote is not None and len(self.quote) == 1 and not line.endswith("\\"):
             self.quote = None
@@ -119,7 +130,8 @@ class Scanner:
         return bool(self.stack) or (self.quote is not None and len(self.quote) == 3)
 
 
-def code_lines(code: str) -> set[int]:
+@functools.lru_cache(maxsize=8)
+def code_lines(code: str) -> frozenset[int]:
     r"""The lines of normalised ``code`` that hold code: lines of a statement (its continuation
     lines included) that has something outside strings and comments. Blank lines, comment-only
     lines and statements that are only a string (docstrings) hold none. Line-based, so it works
@@ -143,4 +155,4 @@ def code_lines(code: str) -> set[int]:
             stmt, has_code = [], False
     if has_code:
         out.update(stmt)
-    return out
+    return frozenset(out)

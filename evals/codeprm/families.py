@@ -114,7 +114,7 @@ def score_model(model, cfg: PRMConfig, lexer, codes: list[Code], batch: int = 32
     shortest first); the same numbers ``CodePRM.model_risks`` gives one code at a time."""
     import torch
 
-    from engines.codeprm.model import featurize
+    from engines.codeprm.features import featurize
 
     model.eval()
     todo = [c for c in codes if c.spans]
