@@ -157,3 +157,29 @@ def test_scan_many_is_scan_per_file_with_one_semgrep_process(prm, monkeypatch):
         assert sorted(map(repr, got.findings)) == sorted(map(repr, one.findings))
     assert many[-2].verdict == "safe" and not many[-2].steps  # an empty __init__.py is scanned
     assert "does not look like Python" in str(many[-1])
+
+
+def test_scan_dir_runs_semgrep_once_over_the_tree(tmp_path, monkeypatch, capsys):
+    import json
+
+    from engines.codeprm.cli import main
+
+    src = tmp_path / "app"
+    (src / "views").mkdir(parents=True)
+    for i in range(6):
+        (src / "views" / f"v{i}.py").write_text(examples()["CWE-78 vulnerable" if i % 2 else "CWE-78 fixed"])
+    (src / "__init__.py").write_text("")
+    (src / "settings.py").write_text('SECRET_KEY = "dev-9f8e7d6c5b4a"\n')
+    started = []
+    real = codeshield.SemgrepRun.__init__
+    monkeypatch.setattr(codeshield.SemgrepRun, "__init__", lambda self, cs, *a, **k: (started.append(len(cs)),
+                                                                                     real(self, cs, *a, **k))[1])
+    out = tmp_path / "scan.sarif"
+    assert main(["scan", str(src), "--out", str(out), "--quiet"]) == 1
+    assert started == [8]  # one semgrep process over all eight files
+    printed = capsys.readouterr().out
+    assert "__init__.py: safe" in printed and "settings.py: vulnerable" in printed
+    res = json.loads(out.read_text())["runs"][0]["results"]
+    secret = next(r for r in res if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("settings.py")
+                  and r["properties"]["source"] == "bandit")
+    assert (secret["ruleId"], secret["properties"]["severity"], secret["level"]) == ("CWE-259", "low", "note")
