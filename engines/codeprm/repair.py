@@ -59,7 +59,7 @@ def complete(code: str) -> list[str]:
     open ``try`` blocks given an ``except``.
 
     >>> complete("try:\\n    os.system('nslookup ' +")[0]
-    "try:\\n    os.system('nslookup ' +_)\\nexcept BaseException:\\n    pass"
+    "try:\\n    os.system('nslookup ' + _)\\nexcept BaseException:\\n    pass"
     """
     lines = split_lines(code)
     while lines and not lines[-1].strip():
@@ -75,10 +75,16 @@ def complete(code: str) -> list[str]:
     body_ind = " " * (_indent(last) + 4)
     tail = last[: sc.code_end].rstrip() if not quote else last
     needs = not quote and bool(_WANTS_OPERAND.search(tail))
-    fills = [PLACEHOLDER, ""] if needs else ["", PLACEHOLDER]
+    fills = [" " + PLACEHOLDER, ""] if needs else ["", " " + PLACEHOLDER]
+    if not quote and re.match(r"\s*(?:async\s+)?def\s+\w+$", tail):
+        fills.insert(0, "()")  # a function name being typed
     ends = [quote, "}" + quote] if quote else [""]  # an f-string may also wait for its "}"
+    tails = [tail]
+    word = re.search(r"(?<=[\s(\[{,])[A-Za-z_]\w*$", tail) if not quote else None
+    if word:  # a word cut short inside an expression ("[x i" of "[x if ...]"): also without it
+        tails.append(tail[: word.start()].rstrip())
     out = []
-    for fill, q in ((f, q) for q in ends for f in fills):
+    for tail, fill, q in ((t, f, q) for t in tails for q in ends for f in fills):
         end = tail + q + fill + closers
         for colon in ("", ":"):
             cand = lines[:-1] + [end + colon]

@@ -152,12 +152,16 @@ def load_corpus(path: Path, splits: tuple[str, ...]) -> list[dict]:
 
 
 def row_findings(row: dict) -> list[Finding]:
-    """The analyser findings stored with a corpus row (bandit raw results, CodeShield lines)."""
+    """The analyser findings stored with a corpus row (bandit raw results, CodeShield lines);
+    kept on the row once read."""
+    if "_findings" in row:
+        return row["_findings"]
     code = prepare(row["code"])
     fs = findings_of(row.get("bandit", []), len(split_lines(code)))
     fs += [Finding(ln, cwe, rule, "", "codeshield", "medium") for ln, cwe, rule in row.get("codeshield", [])]
     keep = code_lines(code)
-    return [f for f in fs if f.line in keep and f.family]
+    row["_findings"] = [f for f in fs if f.line in keep and f.family]
+    return row["_findings"]
 
 
 def confident_lines(row: dict) -> set[int]:
@@ -204,10 +208,11 @@ def cut_prefix(text: str, rng: random.Random) -> str | None:
 
 
 def prefix_items(rows: list[dict], rng: random.Random, n_clean: int) -> list[tuple[str, set[int]]]:
-    """(non-parsing prefix, its labelled lines) from every flagged function whose labelled line
-    the prefix keeps whole, and from ``n_clean`` unflagged ones."""
+    """(non-parsing prefix, its labelled lines) from every function with a confident finding
+    (labelled where the prefix keeps the line whole), and from ``n_clean`` functions with no
+    finding at any severity (the clean prefixes)."""
     flagged = [r for r in rows if confident_lines(r)]
-    clean = [r for r in rows if not confident_lines(r)]
+    clean = [r for r in rows if not row_findings(r)]
     rng.shuffle(clean)
     out = []
     for r in flagged + clean[:n_clean]:
