@@ -183,3 +183,19 @@ def test_scan_dir_runs_semgrep_once_over_the_tree(tmp_path, monkeypatch, capsys)
     secret = next(r for r in res if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("settings.py")
                   and r["properties"]["source"] == "bandit")
     assert (secret["ruleId"], secret["properties"]["severity"], secret["level"]) == ("CWE-259", "low", "note")
+
+
+def test_the_benchmark_fails_when_fused_is_below_an_analyser_at_any_severity():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("codeprm_families",
+                                                  Path(__file__).resolve().parents[1] / "benchmarks" / "codeprm_families.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    row = {"spot_recall": 0.10, "pair_ranking": 0.60, "cse_line_auroc": 0.80}
+    table = {"bandit": dict(row), "CodeShield": dict(row, spot_recall=0.12), "fused": dict(row, spot_recall=0.11)}
+    cmp = bench.fused_vs_best(table)
+    assert not cmp["spot_recall"]["ok"] and cmp["spot_recall"]["best_single"] == 0.12
+    assert cmp["pair_ranking"]["ok"] and cmp["cse_line_auroc"]["ok"]
+    table["fused"]["spot_recall"] = 0.12
+    assert all(v["ok"] for v in bench.fused_vs_best(table).values())
