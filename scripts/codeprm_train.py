@@ -210,6 +210,8 @@ def main() -> None:
     ap.add_argument("--apps", type=int, default=6000, help="train application functions (hard negatives)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--dev-clean", type=int, default=3000, help="dev package functions (the clean dev family)")
+    ap.add_argument("--calibrate-only", action="store_true",
+                    help="keep the step model in --out and redo only the dev choices (calibration.json)")
     ap.add_argument("--rank-weight", type=float, default=1.0,
                     help="weight of the pair ranking loss (vulnerable version riskier than its fix) per epoch")
     args = ap.parse_args()
@@ -220,6 +222,8 @@ def main() -> None:
     t0 = time.time()
     out = Path(args.out)
     cfg = PRMConfig()
+    if args.calibrate_only:
+        return calibrate(out, cfg, args.dev_clean, t0)
     data, n_a = training_texts(cfg, rng, args.clean, args.apps)
     counter = Lexer(cfg.vocab_size)
     counter.counts = {}
@@ -277,12 +281,6 @@ def main() -> None:
         if best is None or sel > best[0]:
             best = (sel, ep + 1, {k: v.clone() for k, v in model.state_dict().items()})
     model.load_state_dict(best[2])
-    score_model(model, cfg, lexer, F.all_codes(dev))
-    clean = dev.clean + dev.apps + dev.fix_versions
-    solo = budget_threshold(np.array([c.model.max() if len(c.model) else 0.0 for c in clean]))
-    cfg = replace(cfg, solo_threshold=solo)
-    fused_cfg, dev_table = choose_fusion(dev, cfg)
-    model_dev = F.evaluate(dev, cfg, ("model alone",))["methods"]["model alone"]
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
@@ -293,6 +291,32 @@ def main() -> None:
             if k not in ("model_weight", "prefix_model_weight", "model_flag_threshold", "model_flag_cwes",
                          "prefix_flag_threshold", "solo_threshold")}
     (out / "config.json").write_text(json.dumps(base, indent=2))
+    write_calibration(out, model, cfg, lexer, dev, {"seed": SEED, "texts": len(items), "epoch": best[1],
+                                                    "epochs": log, "minutes": round((time.time() - t0) / 60, 2)})
+
+
+def calibrate(out: Path, cfg: PRMConfig, dev_clean: int, t0: float) -> None:
+    """The dev choices alone, for the step model already in ``out`` (its training log is kept)."""
+    from safetensors.torch import load_file
+
+    model = StepScorer(cfg)
+    model.load_state_dict(load_file(str(out / "model.safetensors")))
+    lexer = Lexer(cfg.vocab_size, json.loads((out / "vocab.json").read_text()))
+    dev = F.build("dev", cfg, n_clean=dev_clean, n_prefix_clean=dev_clean // 2)
+    training = json.loads((out / "calibration.json").read_text())["training"]
+    write_calibration(out, model, cfg, lexer, dev, training)
+    print(f"calibrated in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+def write_calibration(out: Path, model: StepScorer, cfg: PRMConfig, lexer: Lexer, dev: F.Families,
+                      training: dict) -> None:
+    """Score dev with the step model, make every dev choice and write ``calibration.json``."""
+    score_model(model, cfg, lexer, F.all_codes(dev))
+    clean = dev.clean + dev.apps + dev.fix_versions
+    solo = budget_threshold(np.array([c.model.max() if len(c.model) else 0.0 for c in clean]))
+    cfg = replace(cfg, solo_threshold=solo)
+    fused_cfg, dev_table = choose_fusion(dev, cfg)
+    model_dev = F.evaluate(dev, cfg, ("model alone",))["methods"]["model alone"]
     chosen = {k: getattr(fused_cfg, k) for k in ("model_weight", "prefix_model_weight", "model_flag_threshold",
                                                   "model_flag_cwes", "prefix_flag_threshold")}
     cal = {"tau": cfg.tau, "budget": BUDGET, "cut_budget": CUT_BUDGET,
@@ -302,9 +326,7 @@ def main() -> None:
            "dev_analysers": {m: {k: round(v, 4) for k, v in row.items()} for m, row in dev_table["analysers"].items()},
            "fused_meets_analysers_on_dev": dev_table["meets_analysers_on_dev"],
            "model_flag_gates": dev_table["gates"],
-           "dev_counts": F.evaluate(dev, cfg, ())["counts"],
-           "training": {"seed": SEED, "texts": len(items), "epoch": best[1], "epochs": log,
-                        "minutes": round((time.time() - t0) / 60, 2)}}
+           "dev_counts": F.evaluate(dev, cfg, ())["counts"], "training": training}
     (out / "calibration.json").write_text(json.dumps(cal, indent=2))
     print(json.dumps({k: cal[k] for k in ("model", "fused", "dev_analysers", "model_flag_gates")}, indent=1), flush=True)
 

@@ -14,9 +14,9 @@ read once):
 * ``prefixes``: analyser-labelled lines in prefixes cut mid-function that do not parse: line
   AUROC; and the share of the unlabelled prefixes flagged;
 * ``cut at labelled lines``: each fix pair's vulnerable version cut at the end and in the middle
-  of its first changed line, scanned as a prefix: recall (the step being written is flagged),
-  beside the whole version's recall of the same line; the fixed version cut at the same place:
-  the share flagged;
+  of each of its changed lines (the first five), scanned as a prefix: recall (the step being
+  written is flagged), beside the whole version's recall of the same line; the fixed version cut
+  at the same place: the share flagged;
 * ``cyberseceval`` (test only): line AUROC and spot recall on the shared CyberSecEval cases.
 
 Methods (``fusion.METHODS``): bandit (any result in the tab's families), bandit (confident
@@ -247,24 +247,21 @@ def _cut(lines: list[str], k: int, mid: bool) -> str:
     return "\n".join(lines[: k - 1] + [last])
 
 
-def cut_items(pairs: list[FixPair]) -> list[dict]:
-    """Per fix pair with a changed code line: the vulnerable version cut at the end and in the
-    middle of its first changed line, and the fixed version cut at the same place."""
+def cut_items(pairs: list[FixPair], per_pair: int = 5) -> list[dict]:
+    """Per fix pair, each of its first ``per_pair`` changed code lines: the vulnerable version cut
+    at the end and in the middle of that line, and the fixed version cut at the same place."""
     out = []
     for p in pairs:
         before, after = prepare(p.before), prepare(p.after)
         removed, _, near = pair_lines(before, after, p.vul_lines, p.fix_lines)
         code = code_lines(before)
-        cand = sorted(ln for ln in removed if ln in code)
-        if not cand:
-            continue
-        k = cand[0]
-        j = counterpart(before, after, k)
         bl, al = split_lines(before), split_lines(after)
-        if not al[j - 1].strip():
-            continue
-        out.append({"line": k, "whole": before, "vul_end": _cut(bl, k, False), "vul_mid": _cut(bl, k, True),
-                    "fix_end": _cut(al, j, False), "fix_mid": _cut(al, j, True)})
+        for k in sorted(ln for ln in removed if ln in code)[:per_pair]:
+            j = counterpart(before, after, k)
+            if not al[j - 1].strip():
+                continue
+            out.append({"line": k, "whole": before, "vul_end": _cut(bl, k, False), "vul_mid": _cut(bl, k, True),
+                        "fix_end": _cut(al, j, False), "fix_mid": _cut(al, j, True)})
     return out
 
 
@@ -310,7 +307,7 @@ def build(split: str, cfg: PRMConfig, n_clean: int = 3000, n_prefix_clean: int =
     for k in ("whole", "vul_end", "vul_mid"):
         for c, it in zip(cuts[k], cut):
             c.labels = {it["line"]}
-    log(f"{split}: {len(cut)} fix pairs cut at a changed line")
+    log(f"{split}: {len(cut)} cuts at changed lines of {len({it['whole'] for it in cut})} fix pairs")
     fam = Families(split, clean, apps, fix, [(v, f, small_diff(p)) for v, f, p in zip(vul, fix, pairs)], prefixes,
                    cuts)
     if split == "test":
