@@ -199,3 +199,28 @@ def test_the_benchmark_fails_when_fused_is_below_an_analyser_at_any_severity():
     assert cmp["pair_ranking"]["ok"] and cmp["cse_line_auroc"]["ok"]
     table["fused"]["spot_recall"] = 0.12
     assert all(v["ok"] for v in bench.fused_vs_best(table).values())
+
+
+ISSUE_FALSE_ALARMS = [
+    'def login(db, username):\n    cur = db.execute("SELECT id FROM users WHERE username = ?", (username,))\n'
+    '    return cur.fetchone()\n',
+    "# ======================================================\n# based on CWE-319\n\n\ndef f():\n    return 1\n",
+    "from django.shortcuts import redirect\n\n\ndef logout(request):\n    request.session.flush()\n"
+    "    return redirect('login')\n",
+    "from django.http import JsonResponse\n\n\ndef status(request):\n    return JsonResponse({'ok': True, 'user': "
+    "request.user.username})\n",
+    "import random\n\n\ndef shuffle_cards(cards):\n    return sorted(cards)\n",
+    "import pickle  # results are cached as pickle files\nimport json\n\n\ndef load(path):\n"
+    "    with open(path) as fh:\n        return json.load(fh)\n",
+]
+
+
+@pytest.mark.parametrize("code", ISSUE_FALSE_ALARMS)
+def test_the_issues_false_alarms_are_not_flagged_whole_or_as_they_are_written(prm, code):
+    """Part 3's model-only false alarms on web apps: a parameterised query, comment steps, a
+    redirect, a JSON response, ``import random``, an import line naming pickle."""
+    assert prm.scan(code).verdict == "safe"
+    lines = code.rstrip("\n").split("\n")
+    for k in range(1, len(lines) + 1):  # every prefix, as the code is typed line by line
+        r = prm.scan("\n".join(lines[:k]), partial=True)
+        assert not any(s.driver == "model" for s in r.steps), (k, r)
