@@ -4,9 +4,8 @@
 
 Label sources (train split only):
 (a) analyser step labels on real code: functions of the train packages (``evals.codeprm.corpus``)
-    and of the train fix-pair repositories' other code, in full, as prefixes cut mid-function,
-    and as prefixes cut at the end and in the middle of a labelled line; a step is risky when it
-    holds a confident bandit or CodeShield finding, the line being written included;
+    and of the train fix-pair repositories' other code, in full and as prefixes cut
+    mid-function; a step is risky when it holds a confident bandit or CodeShield finding;
 (b) the train fix pairs' diff labels: the vulnerable version's steps that the fix changed are
     risky, every step of every fixed version safe (``evals.codeprm.step_labels``);
 (c) hard negatives, every step safe: unflagged train functions that call a sink of a family that
@@ -82,12 +81,9 @@ def training_texts(cfg: PRMConfig, rng: random.Random, n_clean: int, n_apps: int
         out.append((r["code"], lab))
         for _ in range(2 if lab else 1):
             pre = F.cut_prefix(r["code"], rng)
-            if pre is not None:  # the line being written counts when it is a labelled line
+            if pre is not None:
                 n = len(split_lines(pre))
-                out.append((pre, {ln for ln in lab if ln <= n}))
-        lines = split_lines(prepare(r["code"]))
-        for k in sorted(lab)[:2]:  # cut at the end and in the middle of a labelled line, as it is written
-            out += [(F.cut_at(lines, k, mid), {ln for ln in lab if ln <= k}) for mid in (False, True)]
+                out.append((pre, {ln for ln in lab if ln < n}))
     items = [(prepare(t), step_labels(prepare(t), lab, cfg), 1.0) for t, lab in out]
     n_a = len(items)
     pairs = load_pairs(splits=("train",))

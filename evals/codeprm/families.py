@@ -239,8 +239,7 @@ def counterpart(before: str, after: str, line: int) -> int:
     return max(1, len(b))
 
 
-def cut_at(lines: list[str], k: int, mid: bool) -> str:
-    """The prefix that ends at line ``k``: the whole line, or its first half (``mid``)."""
+def _cut(lines: list[str], k: int, mid: bool) -> str:
     last = lines[k - 1]
     if mid:
         body = last.lstrip()
@@ -261,8 +260,8 @@ def cut_items(pairs: list[FixPair], per_pair: int = 5) -> list[dict]:
             j = counterpart(before, after, k)
             if not al[j - 1].strip():
                 continue
-            out.append({"line": k, "whole": before, "vul_end": cut_at(bl, k, False), "vul_mid": cut_at(bl, k, True),
-                        "fix_end": cut_at(al, j, False), "fix_mid": cut_at(al, j, True)})
+            out.append({"line": k, "whole": before, "vul_end": _cut(bl, k, False), "vul_mid": _cut(bl, k, True),
+                        "fix_end": _cut(al, j, False), "fix_mid": _cut(al, j, True)})
     return out
 
 
