@@ -2,14 +2,14 @@
 
 This is the one home for these things; engines import from here and never copy them.
 """
-from engines.common.device import get_device
 from engines.common.errors import BackboneUnavailable, InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR, CACHE_DIR, REPO_ROOT
 from engines.common.spaces import gpu
 
-# the backbone and environment helpers import torch / onnxruntime: loaded on first use
-_LAZY = {"gguf_path": "engines.common.backbone", "load_backbone": "engines.common.backbone",
-         "online_host": "engines.common.backbone", "environment_report": "engines.common.environment"}
+# device choice, the backbone and environment helpers import torch / onnxruntime: loaded on first use
+_LAZY = {"get_device": "engines.common.device", "gguf_path": "engines.common.backbone",
+         "load_backbone": "engines.common.backbone", "online_host": "engines.common.backbone",
+         "environment_report": "engines.common.environment"}
 
 
 def __getattr__(name: str):
