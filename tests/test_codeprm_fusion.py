@@ -185,6 +185,41 @@ def test_scan_dir_runs_semgrep_once_over_the_tree(tmp_path, monkeypatch, capsys)
     assert (secret["ruleId"], secret["properties"]["severity"], secret["level"]) == ("CWE-259", "low", "note")
 
 
+def test_scan_dir_overlaps_semgrep_with_bandit_and_the_model_and_gives_the_sequential_sarif(prm, tmp_path,
+                                                                                        monkeypatch, capsys):
+    """semgrep starts first (one job), bandit and the model run while it works, its output is read
+    last, and the SARIF is the one the file-by-file path (``scan`` per file) gives."""
+    import json
+
+    from engines.codeprm import analysers
+    from engines.codeprm.cli import _items, main
+
+    src = tmp_path / "app"
+    (src / "views").mkdir(parents=True)
+    names = ["CWE-78 vulnerable", "CWE-89 vulnerable", "CWE-502 vulnerable", "CWE-22 vulnerable", "CWE-78 fixed"]
+    for i, name in enumerate(names):
+        (src / "views" / f"v{i}.py").write_text(examples()[name])
+    (src / "settings.py").write_text('SECRET_KEY = "dev-9f8e7d6c5b4a"\n')
+    events = []
+    popen, bandit, result = codeshield.subprocess.Popen, analysers.bandit_findings, codeshield.SemgrepRun.result
+    monkeypatch.setattr(codeshield.subprocess, "Popen", lambda cmd, *a, **k: (events.append(("semgrep", cmd)),
+                                                                             popen(cmd, *a, **k))[1])
+    monkeypatch.setattr(analysers, "bandit_findings", lambda *a: (events.append(("bandit", None)), bandit(*a))[1])
+    monkeypatch.setattr(codeshield.SemgrepRun, "result", lambda self: (events.append(("read", None)), result(self))[1])
+    out = tmp_path / "scan.sarif"
+    assert main(["scan", str(src), "--out", str(out), "--quiet"]) == 1
+    capsys.readouterr()
+    kinds = [k for k, _ in events]
+    assert kinds == ["semgrep"] + ["bandit"] * (len(names) + 1) + ["read"]
+    assert events[0][1][events[0][1].index("--jobs") + 1] == "1"
+    monkeypatch.undo()
+    seq = [prm.scan(it.load().decode("utf-8"), path=it.name) for it in _items([str(src)])]
+    tree = json.loads(out.read_text())
+    assert tree == json.loads(json.dumps(to_sarif(seq)))
+    assert {r["properties"]["source"] for r in tree["runs"][0]["results"]} >= {"bandit", "codeshield"}
+    assert any(codeshield.semgrep_raw([examples()[n]])[0] for n in names)  # semgrep itself finds some of them
+
+
 def test_the_benchmark_fails_when_fused_is_below_an_analyser_at_any_severity():
     import importlib.util
 
