@@ -53,12 +53,14 @@ test-fast: $(DEV_STAMP)
 # ---- one target per job. Data pipelines write data/ (git-ignored), training scripts write
 # assets/<engine>/, benchmarks write benchmarks/results/<name>.json (tables: benchmarks/RESULTS.md).
 # the real-code corpus (installed packages; then the fix-pair repositories' snapshots, fetched
-# beside the checkout as MIRRORS) with analyser labels, and the fix pairs (evals/codeprm/FIX_PAIRS.md)
+# beside the checkout as MIRRORS) with analyser labels, the fix pairs (evals/codeprm/FIX_PAIRS.md)
+# and the application-code family (evals/codeprm/data/app_repos.csv)
 MIRRORS ?= ../mirrors
 data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.corpus
 	nice -n 10 $(PYRUN) -m evals.codeprm.fix_pairs_build --mirrors $(MIRRORS)
 	nice -n 10 $(PYRUN) -m evals.codeprm.corpus --repos $(MIRRORS)
+	nice -n 10 $(PYRUN) -m evals.codeprm.apps --mirrors $(MIRRORS)
 
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
 data-guardrail: $(RUN_STAMP)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from engines.codeprm.engine import CodePRM
-from engines.codeprm.model import featurize
+from engines.codeprm.features import featurize
 
 
 def corpus(max_lines: int) -> list[str]:

@@ -32,12 +32,15 @@ from engines.codeprm import (
     sample_candidates,
     to_sarif,
 )
+from engines.codeprm.lines import split_lines
+from engines.codeprm.parsing import prepare
 from engines.common import InputError, gpu
 
 CANDIDATE_SEP = "# ---"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
-_FINDING_COLS = ["step", "lines", "step risk", "CWE", "message", "source", "step flagged by"]
+_FINDING_COLS = ["step", "lines", "step risk", "CWE", "severity", "confidence", "message", "source",
+                 "step flagged by"]
 #: The ranking table: every number is a risk (0 secure .. 1 insecure) or a share of safe steps.
 RANK_COLS = ["rank", "candidate #", "parses", "safe share of riskiest steps", "overall risk", "highest step risk",
              "steps", "verdict", "candidate (first 120 characters)"]
@@ -60,7 +63,7 @@ def _plot_figure(scan: dict):
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
     colors = ["#d62728" if s.get("driver") else "#2ca02c" for s in steps]  # red: a flagged step
     ax.bar(range(1, len(risks) + 1), risks, color=colors)
-    ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"verdict threshold {scan['threshold']:.3f}")
+    ax.axhline(scan["threshold"], color="k", ls="--", lw=1, label=f"a step at or above {scan['threshold']:.2f} is flagged")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("step")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -78,7 +81,7 @@ def _plot(scan: dict) -> np.ndarray:
 
 def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) -> str:
     """The code with each line's step risk in the gutter; risky lines highlighted; escaped."""
-    lines = scan["code"].splitlines()
+    lines = split_lines(scan["code"])
     step_of = {}
     for s in scan["steps"]:
         for ln in range(s["start_line"], s["end_line"] + 1):
@@ -103,15 +106,29 @@ def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) ->
             "model's attention points at.</p>")
 
 
+def _writing_md(scan: dict) -> str:
+    """For a partial scan: the step being written (the last one), its risk and what flags it."""
+    s = scan["steps"][scan["writing"]]
+    state = f"flagged by {s['driver']}" if s.get("driver") else "not flagged"
+    cwe = next((f["cwe"] for f in s["findings"] if f["cwe"]), "")
+    return (f"**Being written:** step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}), "
+            f"risk **{s['risk']:.2f}**, {state}" + (f" ({cwe})" if cwe and s.get("driver") else "") + ".")
+
+
 def _verdict_md(scan: dict) -> str:
     v = scan["verdict"]
-    head = f"### {'VULNERABLE' if v == 'vulnerable' else 'SAFE'}: risk {scan['risk']:.3f} (threshold {scan['threshold']:.3f})"
-    parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines; "
-                    "the file's risk (0 to 1, no unit) follows its riskiest steps, so one risky step is enough.")]
+    n_flag = sum(bool(s.get("driver")) for s in scan["steps"])
+    head = (f"### {'VULNERABLE' if v == 'vulnerable' else 'SAFE'}: {n_flag} flagged step{'s' if n_flag != 1 else ''}, "
+            f"file risk {scan['risk']:.2f}")
+    parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines. A step is flagged when an analyser "
+                    f"finding lies in it (any severity) or its risk (0 to 1, no unit) reaches the threshold "
+                    f"{scan['threshold']:.2f}; one flagged step makes the file vulnerable.")]
+    if scan.get("writing") is not None:
+        parts.append(_writing_md(scan))
     if scan.get("syntax_error"):
         parts.append(f"**Note:** the code does not parse ({scan['syntax_error']}); it was scanned anyway, as a prefix "
                      "would be. Tick *partial code* if it is unfinished on purpose.")
-    if scan["drivers"]:
+    if scan["drivers"] and n_flag:
         d = [scan["steps"][i] for i in scan["drivers"]]
         parts.append("**Steps that drove the verdict:** " + "; ".join(
             f"step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}, risk {s['risk']:.2f}"
@@ -124,9 +141,12 @@ def _findings_rows(scan: dict) -> list[list]:
     rows = []
     for s in scan["steps"]:
         for f in s["findings"]:
-            how = f["source"] + ("" if f["source"] == "model" or f.get("confident", True) else " (low confidence)")
+            cwe = f["cwe"] or "-"
+            if f["cwe"] and f.get("family") and f["cwe"] != f"CWE-{f['family']}":
+                cwe += f" (family CWE-{f['family']})"
             rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["risk"], 3),
-                         f["cwe"] or "-", f["message"], how, s.get("driver") or "not flagged"])
+                         cwe, f.get("severity") or "-", f.get("confidence") or "-", f["message"], f["source"],
+                         s.get("driver") or "not flagged"])
     return rows
 
 
@@ -135,7 +155,10 @@ def _step_md(scan: dict, k: int) -> str:
     lines = [(f"**Step {k + 1} / {len(scan['steps'])}**, lines {s['start_line']}-{s['end_line']}: "
               f"risk **{s['risk']:.3f}** (0 = secure, 1 = insecure)")]
     for f in s["findings"]:
-        lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f['message']} ({f['source']})")
+        rating = ", ".join(x for x in (f.get("severity") and f"severity {f['severity']}",
+                                       f.get("confidence") and f"confidence {f['confidence']}") if x)
+        lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f['message']} ({f['source']}"
+                     + (f"; {rating}" if rating else "") + ")")
     if s.get("driver"):
         lines.append(f"- this step is flagged by: **{s['driver']}**")
     if not s["findings"]:
@@ -173,7 +196,7 @@ def scan_code(code: str, partial: bool):
     if r.syntax_error and not partial:
         gr.Warning(f"The code does not parse ({r.syntax_error}); scanned as a prefix would be.")
     scan = r.to_dict()
-    scan.update(code=code.replace("\r\n", "\n"), step_threshold=prm.cfg.step_threshold)
+    scan.update(code=prepare(code))
     json_path = cache_file("codeprm-scan", name="codeprm-scan.json")
     sarif_path = cache_file("codeprm-scan", name="codeprm-scan.sarif")
     Path(json_path).write_text(r.to_json())  # in Gradio's cache: the app's delete_cache removes them
@@ -184,6 +207,14 @@ def scan_code(code: str, partial: bool):
     return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), json_path,
             sarif_path, scan, gr.update(maximum=max(2, n), value=n, interactive=True),
             _step_md(scan, n - 1))
+
+
+def rescan_partial(code: str, partial: bool):
+    """While *partial code* is ticked, every edit rescans (the step being written and its risk
+    follow the prefix as it grows); otherwise nothing changes until Scan."""
+    if not partial or not (code or "").strip():
+        return tuple(gr.skip() for _ in range(9))
+    return scan_code(code, True)
 
 
 @friendly_errors
@@ -319,7 +350,7 @@ def build() -> None:
             example = gr.Dropdown(list(_EXAMPLES), value=_FIRST, label="Examples (vulnerable / fixed pairs)")
             code = gr.Code(value=_EXAMPLES[_FIRST], language="python", label="Python code", lines=18)
             with gr.Row():
-                partial = gr.Checkbox(False, label="Partial code (an unfinished prefix)")
+                partial = gr.Checkbox(False, label="Partial code (an unfinished prefix: rescans as you type)")
                 scan_btn = gr.Button("Scan", variant="primary")
         with gr.Column(scale=2):
             verdict = gr.Markdown()
@@ -361,6 +392,8 @@ def build() -> None:
     outs = [verdict, plot, code_view, findings, json_file, sarif_file, state, step, step_info]
     scanned = scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
     clear_on_error(scanned, outs, ["", None, "", None, None, None, None, gr.update(maximum=2, value=1, interactive=False), ""])
+    code.change(rescan_partial, [code, partial], outs, trigger_mode="always_last", show_progress="hidden",
+                api_visibility="private")
     step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
     play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
     ranked_ev = rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")

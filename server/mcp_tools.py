@@ -184,7 +184,7 @@ def code_scan(code: str, partial: bool = False) -> str:
         partial: true when the code is an unfinished prefix (a syntax error at its end is then expected).
 
     Returns:
-        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe, rule, message, source: bandit, codeshield or model, confident), flagged_steps (1-based step, lines, and what flagged it: analysers, model or both), drivers (1-based steps that drove the verdict), syntax_error.
+        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe: the analyser's own CWE, family: the tab's CWE family, rule, message, source: bandit, codeshield or model, severity and confidence: low, medium, high or empty where the analyser rates none), flagged_steps (1-based step, lines, and what flagged it: analysers, model or both), drivers (1-based steps that drove the verdict), syntax_error.
     """
     from engines.codeprm import default_prm
 

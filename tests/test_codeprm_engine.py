@@ -24,9 +24,12 @@ from engines.codeprm import (
     to_sarif,
 )
 from engines.codeprm.analysers import bandit_raw
-from engines.codeprm.fusion import ANALYSER_LEVEL, MODEL_CAP, flagged_steps, fuse_steps
-from engines.codeprm.model import featurize
+from engines.codeprm.fusion import ANALYSER_LEVEL, FLAG_LEVEL, MODEL_SPAN, analyser_flags, score_steps
+from engines.codeprm.findings import Finding
+from engines.codeprm.lines import split_lines
+from engines.codeprm.features import featurize
 from engines.codeprm.repair import repair
+from engines.codeprm.steps import Span
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError
 
@@ -56,7 +59,7 @@ def test_steps_partition_nonblank_lines(rel, cut):
     text = _read(rel)
     text = text[: int(len(text) * cut)]  # prefixes cut mid-line and mid-block too
     spans = split_steps(text, max_lines=8)
-    lines = text.splitlines()
+    lines = split_lines(text)
     covered = [ln for s in spans for ln in range(s.start, s.end + 1)]
     assert covered == sorted(set(covered)), "steps overlap or are out of order"
     nonblank = {i for i, ln in enumerate(lines, 1) if ln.strip()}
@@ -82,7 +85,7 @@ def test_lexer_gives_every_nonblank_line_a_token_even_on_prefixes(rel):
         ids, lines = lexer.lex(piece)
         assert ids.min() >= 0 and ids.max() < 4096
         assert np.all(np.diff(lines) >= 0)
-        nonblank = {i for i, ln in enumerate(piece.splitlines(), 1) if ln.strip()}
+        nonblank = {i for i, ln in enumerate(split_lines(piece), 1) if ln.strip()}
         assert nonblank <= set(lines.tolist())
 
 
@@ -101,7 +104,7 @@ def test_repair_makes_prefixes_parse_and_keeps_line_numbers(rel):
     import ast
 
     text = _read(rel)
-    lines = text.splitlines()
+    lines = split_lines(text)
     rng = random.Random(1)
     for _ in range(4):
         n = rng.randrange(10, len(lines))
@@ -109,7 +112,7 @@ def test_repair_makes_prefixes_parse_and_keeps_line_numbers(rel):
         fixed = repair(prefix)
         assert fixed is not None
         ast.parse(fixed[0])
-        kept = fixed[0].splitlines()
+        kept = split_lines(fixed[0])
         # every kept line is the original line (a repair may only close brackets at the end)
         for i, ln in enumerate(kept[: max(0, len(kept) - 8)]):
             assert ln == lines[i]
@@ -118,7 +121,7 @@ def test_repair_makes_prefixes_parse_and_keeps_line_numbers(rel):
 @pytest.mark.parametrize("cut_lines", [0, 1, 2])
 def test_labels_survive_broken_prefixes(cut_lines):
     code = "import pickle\nobj = pickle.loads(blob)\n\ndef f(x):\n    return g(x,\n        y"
-    lines = code.splitlines()
+    lines = split_lines(code)
     piece = "\n".join(lines[: len(lines) - cut_lines])
     assert (2, 502) in {(f.line, f.cwe) for f in run_analysers([piece])[0]}
 
@@ -153,7 +156,7 @@ def test_softmin_tends_to_max_and_topk_is_topk_mean():
     np.testing.assert_allclose(aggregate(p, PRMConfig(aggregation="topk", top_k=2))[0], 0.675)
 
 
-@pytest.mark.parametrize("bad", [dict(tau=0), dict(aggregation="max"), dict(threshold=1.5), dict(max_step_lines=0),
+@pytest.mark.parametrize("bad", [dict(tau=0), dict(aggregation="max"), dict(prefix_flag_threshold=1.5), dict(max_step_lines=0),
                                  dict(vocab_size=10), dict(top_k=0)])
 def test_config_validation(bad):
     with pytest.raises(ValueError):
@@ -167,7 +170,7 @@ def test_step_scores_are_causal_prefix_gives_same_scores(prm_torch, rel):
     full = featurize(text, prm_torch.cfg, prm_torch.lexer)
     p_full, _ = prm_torch.step_probs(full)
     cut = full.spans[len(full.spans) // 2].end
-    prefix = "\n".join(text.splitlines()[:cut]) + "\n"
+    prefix = "\n".join(split_lines(text)[:cut]) + "\n"
     pre = featurize(prefix, prm_torch.cfg, prm_torch.lexer)
     p_pre, _ = prm_torch.step_probs(pre)
     k = len(pre.spans)
@@ -186,24 +189,19 @@ def test_onnx_matches_torch(prm_torch, prm_onnx, rel):
 
 
 # ------------------------------------------------------------------------------ scan / rank
-# fixed examples the shipped step model still scores above the dev-chosen threshold (its dev
-# fixed-version flag rate is 4.7 %): known misses, strict so that a fix is noticed
-_MODEL_FLAGS_FIX = {"CWE-78 fixed", "CWE-89 fixed", "CWE-338 fixed"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="the step model flags this fixed example (subprocess / SQL / random words)"))
-    if n in _MODEL_FLAGS_FIX else n for n in sorted(examples())])
+@pytest.mark.parametrize("name", sorted(examples()))
 def test_every_example_gets_the_verdict_of_its_label(prm_onnx, name):
     r = prm_onnx.scan(examples()[name])
     assert 0.0 <= r.risk <= 1.0 and all(0.0 <= s.score <= 1.0 for s in r.steps)
     assert r.verdict == name.split()[-1].replace("fixed", "safe"), (name, r)
     flagged = [s for s in r.steps if s.driver]
-    # every flag names what drove it, with a finding (and a CWE where an analyser matched)
+    # every flag names what drove it, with a finding that has a CWE, a family and its ratings
     for s in flagged:
-        assert s.findings and all(f.message for f in s.findings)
-        assert all(f.cwe for f in s.findings if f.source != "model")
+        assert s.findings and all(f.message and f.cwe and f.family for f in s.findings)
+        assert all(f.severity in ("low", "medium", "high") for f in s.findings if f.source != "model")
     assert bool(flagged) == (r.verdict == "vulnerable")
+    if r.verdict == "vulnerable":  # the example's own family is among the findings
+        assert int(name.split()[0][4:]) in {f.family for f in r.findings}
 
 
 def test_scan_reports_cwe_findings_on_the_right_step(prm_onnx):
@@ -246,15 +244,13 @@ def test_rank_prefers_secure_continuation_by_topk_safe_ratio_then_softmin(prm_on
     good = "    return subprocess.check_output(['tar', 'czf', 'out.tgz', name])"
     ranked = prm_onnx.rank(prefix, [bad, good])
     assert ranked[0]["candidate"] == good and ranked[0]["rank"] == 1
-    # the candidate's own steps (after the prefix) give its scores, fused with the analysers
+    # the candidate's own steps (after the prefix) give its scores: exactly the scan's step scores
     code = prefix + good + "\n"
-    spans = split_steps(code, prm_onnx.cfg.max_step_lines)
-    p, _ = prm_onnx.model_risks(code, spans)
-    p = fuse_steps(p, flagged_steps(spans, prm_onnx.analyse([code])[0]), prm_onnx.cfg.model_weight)
-    own = [k for k, s in enumerate(spans) if s.end > prefix.count("\n")]
-    s = 1 - p[own]
+    scan = prm_onnx.scan(code)
+    own = [s for s in scan.steps if s.end_line > prefix.count("\n")]
+    s = np.array([x.score for x in own])
     assert ranked[0]["reward"] == pytest.approx(softmin_safety(s, prm_onnx.cfg.tau), rel=1e-9)
-    assert ranked[0]["topk_safe_ratio"] == topk_safe_ratio(s, prm_onnx.cfg.top_k, 1 - prm_onnx.cfg.step_threshold)
+    assert ranked[0]["topk_safe_ratio"] == topk_safe_ratio(s, prm_onnx.cfg.top_k, 1 - FLAG_LEVEL)
     keys = [(not d["parses"], -d["topk_safe_ratio"], -d["reward"]) for d in ranked]
     assert keys == sorted(keys)
     with pytest.raises(InputError):
@@ -304,22 +300,24 @@ def test_cli_scans_a_folder_and_writes_sarif_without_running_code(tmp_path):
     assert "bad.py: vulnerable" in proc.stdout and "good.py: safe" in proc.stdout
     assert "broken.py" in proc.stdout
     log = json.loads(out.read_text())
-    n = {str(p.as_posix()): len(p.read_text().splitlines()) for p in src.glob("*.py")}
+    n = {str(p.as_posix()): len(split_lines(p.read_text())) for p in src.glob("*.py")}
     _check_sarif(log, n)
     assert not marker.exists()
 
 
 # ------------------------------------------------------------------------------ fusion + vocabulary
-def test_fusion_lets_a_confident_finding_flag_and_the_model_break_ties(prm_onnx):
+def test_an_analyser_finding_flags_its_step_and_the_model_orders_steps(prm_onnx):
     code = "import pickle\n\n\ndef load(blob):\n    return pickle.loads(blob)\n\n\nx = 1\n"
     feats = featurize(code, prm_onnx.cfg, prm_onnx.lexer)
     p, _ = prm_onnx.step_probs(feats)
     found = prm_onnx.analyse([code])[0]
-    flagged = flagged_steps(feats.spans, found)
-    assert flagged.tolist() == [0.0, 1.0, 0.0]
+    flagged = analyser_flags(feats.spans, found)
+    assert flagged.tolist() == [False, True, False]
     w = prm_onnx.cfg.model_weight
-    want = np.where(flagged > 0, ANALYSER_LEVEL + (1 - ANALYSER_LEVEL) * w * p, MODEL_CAP * w * p)
     r = prm_onnx.scan(code)
+    model_flag = np.array([s.driver == "model" for s in r.steps])
+    want = np.where(flagged, ANALYSER_LEVEL + (1 - ANALYSER_LEVEL) * w * p,
+                    np.where(model_flag, FLAG_LEVEL + MODEL_SPAN * p, (FLAG_LEVEL - 0.01) * w * p))
     np.testing.assert_allclose([s.risk for s in r.steps], want, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose([1 - s.model_score for s in r.steps], p, rtol=1e-9, atol=1e-12)
     assert r.verdict == "vulnerable" and r.steps[1].driver.startswith("analysers")
@@ -327,23 +325,32 @@ def test_fusion_lets_a_confident_finding_flag_and_the_model_break_ties(prm_onnx)
 
 @pytest.mark.parametrize("seed", range(5))
 def test_fused_order_never_contradicts_the_analysers(seed):
+    """Random model risks and findings: analyser-flagged steps always sit above the others, and
+    within a level the model's order is kept."""
     rng = np.random.default_rng(seed)
-    m = rng.random(200)
-    fl = (rng.random(200) < 0.3).astype(float)
+    n = 60
+    lines = [f"x{i} = f({i})" for i in range(n)]
+    spans = [Span(i + 1, i + 1) for i in range(n)]
+    m = rng.random(n)
+    found = [Finding(i + 1, 78, "bandit:B602", "", "bandit", "low", "high") for i in range(n) if rng.random() < 0.3]
     for w in (0.0, 0.5, 1.0):
-        f = fuse_steps(m, fl, w)
-        assert f[fl > 0].min() > f[fl == 0].max()  # flagged above unflagged, whatever the model says
-        assert np.all(np.diff(f[fl > 0][np.argsort(m[fl > 0])]) >= 0)  # the model orders within a level
+        sc = score_steps(lines, spans, m, found, PRMConfig(model_weight=w), True, set(range(1, n + 1)))
+        fl = sc.by_analysers
+        assert fl.sum() == len(found)
+        assert sc.risks[fl].min() > sc.risks[~fl].max()
+        assert np.all(np.diff(sc.risks[fl][np.argsort(m[fl])]) >= 0)
+        assert np.all(np.diff(sc.risks[~fl][np.argsort(m[~fl])]) >= 0)
 
 
-def test_model_alone_mode_uses_its_own_calibration():
+def test_model_alone_mode_uses_its_own_threshold():
     cal = json.loads((REPO / "assets" / "codeprm" / "calibration.json").read_text())
     solo = CodePRM.load("onnx", fuse_analysers=False)
     fused = CodePRM.load("onnx")
-    assert solo.cfg.threshold == pytest.approx(cal["model"]["threshold"])
-    assert fused.cfg.threshold == pytest.approx(cal["fused"]["threshold"])
+    assert solo.cfg.solo_threshold == pytest.approx(cal["model"]["threshold"])
+    assert fused.cfg.prefix_flag_threshold == pytest.approx(cal["fused"]["prefix_flag_threshold"])
     code = examples()["CWE-798 vulnerable"]
     np.testing.assert_allclose(solo.file_risk(code), solo.file_risk(code, fuse=False))
+    assert not [f for f in solo.scan(code).findings if f.source != "model"]  # no analyser ran
 
 
 def test_unknown_tokens_map_to_unk_and_unknown_parts_drop():

@@ -14,7 +14,7 @@ import pytest
 from engines.codeprm import CodePRM, NotPython
 from engines.codeprm.aggregation import softmin_safety, softmin_weights, topk_safe_ratio
 from engines.codeprm.analysers import codeshield_findings, run_analysers
-from engines.codeprm.model import featurize
+from engines.codeprm.features import featurize
 from engines.codeprm.sampling import cut_at_statement
 from engines.codeprm.steps import split_steps
 from engines.common.errors import InputError, ShowcaseError
@@ -88,12 +88,15 @@ def test_analysers_off_means_the_model_alone(prm_onnx):
     assert not any(f.source in ("bandit", "codeshield", "taint", "rule") for f in r.findings)
     feats = featurize(code, prm_onnx.cfg, prm_onnx.lexer)
     p, _ = prm_onnx.step_probs(feats)
-    np.testing.assert_allclose([s.risk for s in r.steps], p, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose([1 - s.model_score for s in r.steps], p, rtol=1e-9, atol=1e-12)
+    # the model's own order: a riskier model step is a riskier step
+    order = np.argsort(p)
+    assert np.all(np.diff(np.array([s.risk for s in r.steps])[order]) >= 0)
     # a model that calls every step safe gives a safe verdict with the analysers off, even on pickle.loads
     muted = prm_onnx.with_config()
     muted.step_probs = lambda f: (np.zeros(len(f.spans)), np.ones((len(f.spans), f.gidx.shape[1])))
     assert muted.scan(code, analysers=False).verdict == "safe"
-    fused = muted.with_config(fuse_analysers=True, threshold=0.5, model_weight=1.0)
+    fused = muted.with_config(fuse_analysers=True, model_weight=1.0)
     fused.step_probs = muted.step_probs
     assert fused.scan(code).verdict == "vulnerable"
     assert fused.scan(code, analysers=False).verdict == "safe"
@@ -141,7 +144,7 @@ def test_fast_path_loads_from_committed_assets_and_missing_assets_fail(tmp_path)
     for name in ("model.onnx", "model.safetensors", "config.json", "calibration.json", "vocab.json"):
         assert (ASSETS / name).is_file(), f"committed asset missing: {name}"
     cal = json.loads((ASSETS / "calibration.json").read_text())
-    assert CodePRM.load("onnx", fuse_analysers=False).cfg.threshold == pytest.approx(cal["model"]["threshold"])
+    assert CodePRM.load("onnx", fuse_analysers=False).cfg.solo_threshold == pytest.approx(cal["model"]["threshold"])
     with pytest.raises(ShowcaseError):
         CodePRM.load("onnx", asset_dir=tmp_path)
     shutil.copy(ASSETS / "config.json", tmp_path / "config.json")

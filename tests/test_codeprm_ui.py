@@ -159,3 +159,29 @@ def test_rank_waits_for_smollm_samples_and_ranks_the_new_ones():
         assert all(fns[d["id"]].fn() == {"__type__": "update", "interactive": True, "value": label} for d in back)
     rank = next(d for d in demo.config["dependencies"] if d["api_name"] == "codeprm_rank")
     assert rank["inputs"] == rank_after["inputs"]
+
+
+def test_findings_table_shows_severity_and_confidence(scanned):
+    rows = scanned[3]
+    header = tab._FINDING_COLS
+    sev, conf = header.index("severity"), header.index("confidence")
+    bandit = [r for r in rows if r[header.index("source")] == "bandit"]
+    assert bandit and all(r[sev] in ("low", "medium", "high") and r[conf] in ("low", "medium", "high") for r in bandit)
+
+
+def test_a_low_severity_secret_flags_its_step_and_shows_bandits_own_cwe():
+    out = tab.scan_code('SECRET_KEY = "dev-9f8e7d6c5b4a"\nDEBUG = False\n', False)
+    assert "VULNERABLE" in out[0]
+    row = next(r for r in out[3] if r[7] == "bandit")
+    assert row[3] == "CWE-259 (family CWE-798)" and row[4] == "low" and row[8] == "analysers"
+
+
+def test_partial_box_follows_the_step_being_written():
+    """As a prefix grows, the partial scan names the step being written and its risk; a clean
+    step reads not flagged, the shell call being typed reads flagged."""
+    head = "import os\n\n\ndef run(cmd):\n    label = 'run: ' + cmd\n"
+    first = tab.rescan_partial(head, True)[0]
+    assert "Being written:** step 2 (lines 4-5)" in first and "not flagged" in first
+    grown = tab.rescan_partial(head + "    os.system('sh -c ' + cmd", True)[0]
+    assert "Being written:** step 2 (lines 4-6)" in grown and "flagged by analysers" in grown
+    assert tab.rescan_partial(head, False) == tuple(gr.skip() for _ in range(9))  # unticked: nothing changes

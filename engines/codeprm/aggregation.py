@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.codeprm.config import PRMConfig
+
 PAPER_TAU = 0.1
 
 
@@ -63,3 +65,27 @@ def softmin_torch(scores, tau: float = PAPER_TAU):
 
     w = torch.softmax(-scores / tau, dim=-1)
     return (w * scores).sum(-1)
+
+
+def aggregate(probs: np.ndarray, cfg: PRMConfig) -> tuple[float, np.ndarray]:
+    """Risk-sensitive aggregation of step risks p_i into a program risk, and each step's weight.
+
+    "softmin": risk = 1 - S with S = sum_i softmax(-s / tau)_i s_i the soft minimum of the step
+    safety scores s_i = 1 - p_i (SecCodePRM's risk-sensitive aggregation,
+    ``aggregation.softmin_safety``); it lies between the mean and the max of the p_i and tends
+    to the max as tau -> 0. "topk": the mean of the k largest p_i.
+
+    >>> risk, w = aggregate(np.array([0.01, 0.9, 0.02]), PRMConfig(tau=0.1))
+    >>> 0.85 < risk <= 0.9 and int(np.argmax(w)) == 1
+    True
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    if p.size == 0:
+        return 0.0, p
+    if cfg.aggregation == "topk":
+        k = min(cfg.top_k, p.size)
+        idx = np.argsort(-p)[:k]
+        w = np.zeros_like(p)
+        w[idx] = 1.0 / k
+        return float(p[idx].mean()), w
+    return float(min(1.0, max(0.0, 1.0 - softmin_safety(1.0 - p, cfg.tau)))), softmin_weights(1.0 - p, cfg.tau)

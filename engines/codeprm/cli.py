@@ -7,10 +7,13 @@ SARIF goes to stdout, as bandit's and semgrep's reports do, and the verdict line
 stdout is one JSON document; with ``--out FILE`` the SARIF goes to FILE (kept up to date while
 the scan runs) and the verdict lines to stdout. ``--out`` and ``--json`` are refused when they
 name one of the inputs or a folder that does not exist; an existing report there is replaced.
-Files are read as text, never imported or executed. One Ray task per file under ``--ray`` (see
-``engines.common.batch``); the model is loaded once per worker process. A file that cannot be
-scanned (not Python, too large, unreadable, a broken symbolic link) is reported in the summary
-and skipped.
+Files are read as text, never imported or executed. In one process, each analyser runs once over
+the tree: one semgrep process over every file, started first, while bandit and the step model
+work file by file here (``CodePRM.scan_many``); a file is done when every analyser has read it,
+so a Ctrl-C before semgrep finishes leaves no file scanned. One Ray task per file under
+``--ray`` (see ``engines.common.batch``); the model is loaded once per worker process. A file that
+cannot be scanned (not Python, too large, unreadable, a broken symbolic link) is reported in the
+summary and skipped.
 
 Exit status: 0 every file scanned and safe, 1 at least one file called vulnerable, 2 bad usage,
 3 at least one file could not be scanned, 130 interrupted (Ctrl-C: the SARIF and --json cover
@@ -24,6 +27,7 @@ import functools
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -32,6 +36,8 @@ from engines.common.batch import (
     Item,
     LiveReport,
     Outcome,
+    Report,
+    _progress,
     add_ray_arguments,
     check_output_file,
     files_in,
@@ -57,6 +63,39 @@ def scan_one(data: bytes, backend: str, analysers: bool, partial: bool):
     """Scan one file's bytes (UTF-8, undecodable bytes replaced): a :class:`ScanResult`."""
     return _prm(backend, analysers).scan(data.decode("utf-8", errors="replace"), partial=partial,
                                          analysers=analysers)
+
+
+def scan_tree(items: list[Item], backend: str, partial: bool, progress: bool, on_done) -> Report:
+    """Scan every file in one process, each analyser once over all of them (see the module
+    docstring); the same :class:`Report` as ``run_batch`` gives."""
+    from engines.common.errors import InputError as Refused
+
+    prm = _prm(backend, True)
+    t0 = time.perf_counter()
+    outcomes: dict[int, Outcome] = {}
+    loaded: list[tuple[int, str]] = []
+    for i, it in enumerate(items):
+        data = it.load()
+        if isinstance(data, bytes):
+            loaded.append((i, data.decode("utf-8", errors="replace")))
+        else:
+            outcomes[i] = Outcome(it.name, False, error=data.reason, kind="input", index=i)
+    try:
+        with _progress(len(loaded), "scan", progress) as bar:
+            results = prm.scan_many([c for _, c in loaded], [items[i].name for i, _ in loaded], partial,
+                                    progress=lambda k: bar.update(1))
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM where the command turns it into one
+        rep = Report([], time.perf_counter() - t0, "one process", 1, total=len(items), interrupted=True)
+        rep.terminated = type(exc).__name__ == "Terminated"
+        return rep
+    for (i, _), r in zip(loaded, results):
+        o = (Outcome(items[i].name, False, error=str(r), kind="input", index=i) if isinstance(r, Refused)
+             else Outcome(items[i].name, True, r, index=i))
+        with interrupt_deferred():
+            on_done(items[i], o)
+        outcomes[i] = o
+    return Report([outcomes[i] for i in sorted(outcomes)], time.perf_counter() - t0, "one process", 1,
+                  total=len(items))
 
 
 def _items(paths: list[str]) -> list[Item]:
@@ -105,9 +144,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
             if live:
                 live.update()
 
-    rep = run_batch(scan_one, items, (args.backend, not args.no_analysers, args.partial),
-                    ray=ray_address(args.ray), workers=args.workers, desc="scan", progress=not args.quiet,
-                    on_done=done)
+    ray = ray_address(args.ray)
+    if ray is None and not args.no_analysers:
+        rep = scan_tree(items, args.backend, args.partial, not args.quiet, done)
+    else:
+        rep = run_batch(scan_one, items, (args.backend, not args.no_analysers, args.partial), ray=ray,
+                        workers=args.workers, desc="scan", progress=not args.quiet, on_done=done)
     lines: TextIO = sys.stdout if live else sys.stderr  # with the SARIF on stdout, stdout holds only the SARIF
     with interrupt_deferred():
         for o in rep.outcomes:

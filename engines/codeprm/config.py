@@ -22,18 +22,20 @@ class PRMConfig:
         tau: temperature of the soft minimum (the paper's T = 0.1); smaller is closer to the
             hard minimum.
         top_k: k of the top-k mean, and of the top-k safe ratio that ranks candidates.
-        threshold: risk at or above which a file is called vulnerable (calibrated on the
-            validation split by ``scripts/codeprm_train.py``; the shipped value is read from
-            ``assets/codeprm/calibration.json``).
-        step_threshold: step risk at or above which a step is highlighted as risky.
         fuse_analysers: fuse the model's step risks with the analysers (bandit + CodeShield) as
-            ``fusion.py`` describes: a confident analyser finding flags its step, the model adds
-            risk where the analysers are silent; False = the model alone.
-        model_weight: weight w of the model's risk on steps without a confident analyser finding,
-            in code that parses (0 = the analysers alone decide; chosen on dev by
-            ``scripts/codeprm_train.py``, read from ``assets/codeprm/calibration.json``).
+            ``fusion.py`` describes; False = the model alone.
+        model_weight: weight w of the model's risk in the order of steps, in code that parses
+            (0 = the analysers alone decide; chosen on dev by ``scripts/codeprm_train.py``, read
+            from ``assets/codeprm/calibration.json``).
         prefix_model_weight: the same weight in code that does not parse (an unfinished prefix,
             where the analysers only see a repaired guess), chosen on dev separately.
+        model_flag_threshold: model risk at or above which the model alone flags a step holding
+            a sink, in code that parses (only for the families in ``model_flag_cwes``).
+        model_flag_cwes: CWE families in which the model's own flags, in code that parses, were
+            at least as precise as the analysers' on dev; empty = the model only orders steps
+            there.
+        prefix_flag_threshold: the model's flag threshold in code that does not parse.
+        solo_threshold: the model's flag threshold when it runs alone (``fuse_analysers=False``).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
         max_line_chars: longest single line accepted (minified or generated code is refused
@@ -52,11 +54,13 @@ class PRMConfig:
     aggregation: str = "softmin"
     tau: float = 0.1
     top_k: int = 3
-    threshold: float = 0.5
-    step_threshold: float = 0.5
     fuse_analysers: bool = True
     model_weight: float = 1.0
     prefix_model_weight: float = 1.0
+    model_flag_threshold: float = 1.0
+    model_flag_cwes: tuple[int, ...] = ()
+    prefix_flag_threshold: float = 1.0
+    solo_threshold: float = 1.0
     # --- limits ---
     max_lines: int = 20000
     max_chars: int = 1_000_000
@@ -79,7 +83,9 @@ class PRMConfig:
             raise ValueError(f"tau must be > 0, got {self.tau}")
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {self.top_k}")
-        for name in ("threshold", "step_threshold", "model_weight", "prefix_model_weight"):
+        self.model_flag_cwes = tuple(int(c) for c in self.model_flag_cwes)
+        for name in ("model_weight", "prefix_model_weight", "model_flag_threshold", "prefix_flag_threshold",
+                     "solo_threshold"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must lie in [0, 1], got {v}")

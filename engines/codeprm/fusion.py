@@ -1,72 +1,148 @@
-"""Fuse the learned step model with the analysers, so that the scanner is never weaker than
-the analysers it runs.
+"""The one scoring path: analyser findings and the step model's risks -> flagged steps, step
+risks, the file's risk and its verdict. ``scan``, ``file_risk``, ``rank`` and the benchmark all
+call :func:`score_steps`; the benchmark's baselines are its ``method`` argument.
 
-Per step k, with m_k the model's risk, w the model's weight (earned on dev, 0 when the model
-does not beat the analysers there) and A the analyser level:
+A step is *flagged* by
+* the analysers: it holds an analyser finding in the tab's CWE families on a line with code,
+  whatever the finding's severity (the scanner is at least as sensitive as any analyser it runs);
+* the model: its risk m is at least the model's threshold, the step holds code, and it holds a
+  sink of a CWE family (``cwe.sinks_in``): the flag names that call or expression, and its CWE is
+  the sink's family. In code that parses, the family must also be one where the model's own flags
+  were at least as precise as the analysers' on dev (``PRMConfig.model_flag_cwes``); elsewhere the
+  model only orders steps. In code that does not parse (a prefix being written) it flags where its
+  dev-chosen prefix threshold says.
 
-* a step holding a *confident* analyser finding has risk A + (1 - A) w m_k: it is flagged
-  whatever the model says, and the model only orders such steps among themselves;
-* any other step has risk C w m_k, with C < A: the model adds risk where the analysers are
-  silent or blind (prefixes that do not parse, string building, aliases and wrappers), but can
-  never outrank a confident finding.
-
-So on every comparison the analysers decide (flagged above unflagged), the fused order equals the
-analysers' order, and the model only breaks the analysers' ties; with w = 0 the fused scanner is
-exactly the analysers. Each step also records what
-drove it: ``"analysers"``, ``"model"``, ``"analysers + model"`` or ``""``.
+Step risks keep flagged steps above unflagged ones, and analysers' flags above the model's; the
+model orders steps within each level, with weight w (earned on dev; w = 0 is the analysers):
+analysers 0.99 + 0.01 w m, model 0.5 + 0.48 m, unflagged 0.49 w m. The file's risk is the
+paper's soft minimum of step safety (``engine.aggregate``); the verdict is "vulnerable" exactly
+when some step is flagged, so it always names what flagged it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from engines.codeprm.aggregation import aggregate
+from engines.codeprm.config import PRMConfig
+from engines.codeprm.cwe import Sink, sinks_in, title
 from engines.codeprm.findings import Finding
-from engines.codeprm.steps import Span
+from engines.codeprm.steps import Span, step_of
 
 ANALYSER_LEVEL = 0.99
-MODEL_CAP = 0.98
+FLAG_LEVEL = 0.5
+MODEL_SPAN = 0.48
+METHODS = ("bandit", "bandit confident", "CodeShield", "analysers", "model alone", "fused")
 
 
-def flagged_steps(spans: list[Span], findings: list[Finding], confident_only: bool = True) -> np.ndarray:
-    """1.0 for each step that holds a (confident) finding, else 0.0.
+@dataclass
+class Scored:
+    """Everything one piece of code scores to."""
 
-    >>> flagged_steps([Span(1, 2), Span(4, 5)], [Finding(5, 78, "bandit:B602", "", "bandit")]).tolist()
-    [0.0, 1.0]
+    risks: np.ndarray           # (S,) step risks
+    model: np.ndarray           # (S,) the model's own step risks (zeros when it did not run)
+    by_analysers: np.ndarray    # (S,) bool
+    by_model: np.ndarray        # (S,) bool
+    model_findings: dict[int, Finding]  # step -> the finding naming the sink a model flag is about
+    risk: float
+    verdict: str
+
+    @property
+    def flagged(self) -> np.ndarray:
+        return self.by_analysers | self.by_model
+
+    def drivers(self) -> list[str]:
+        """What flagged each step: "analysers", "model", "analysers + model" or ""."""
+        return ["analysers + model" if a and m else "analysers" if a else "model" if m else ""
+                for a, m in zip(self.by_analysers, self.by_model)]
+
+
+def verdict(flagged) -> str:
+    """The verdict of a piece of code from its flagged steps."""
+    return "vulnerable" if bool(np.any(flagged)) else "safe"
+
+
+def _counts(method: str, f: Finding) -> bool:
+    if not f.family:
+        return False
+    if method == "bandit":
+        return f.source == "bandit"
+    if method == "bandit confident":
+        return f.source == "bandit" and f.confident
+    if method == "CodeShield":
+        return f.source == "codeshield"
+    return method in ("analysers", "fused")
+
+
+def analyser_flags(spans: list[Span], findings: list[Finding], method: str = "fused") -> np.ndarray:
+    """The steps that hold a finding the method counts.
+
+    >>> analyser_flags([Span(1, 2), Span(4, 5)], [Finding(5, 78, "bandit:B602", "", "bandit", "low")]).tolist()
+    [False, True]
     """
-    out = np.zeros(len(spans))
-    starts = np.array([s.start for s in spans])
+    out = np.zeros(len(spans), bool)
     for f in findings:
-        if confident_only and not f.confident:
-            continue
-        k = int(np.searchsorted(starts, f.line, side="right")) - 1
-        if k >= 0 and spans[k].start <= f.line <= spans[k].end:
-            out[k] = 1.0
+        k = step_of(spans, f.line)
+        if k >= 0 and _counts(method, f):
+            out[k] = True
     return out
 
 
-def fuse_steps(model_risk, flagged, model_weight: float) -> np.ndarray:
-    """Fused step risks (see the module docstring).
+def _sink_for(sinks: list[Sink], hot: int, allowed) -> Sink | None:
+    ok = [s for s in sinks if allowed is None or s.family in allowed]
+    return min(ok, key=lambda s: (abs(s.line - hot), s.line)) if ok else None
 
-    >>> fuse_steps(np.array([0.2, 0.9]), np.array([1.0, 0.0]), 1.0).round(4).tolist()
-    [0.992, 0.882]
-    >>> fuse_steps(np.array([0.2, 0.9]), np.array([1.0, 0.0]), 0.0).round(4).tolist()
-    [0.99, 0.0]
+
+def model_finding(sink: Sink, risk: float) -> Finding:
+    """The finding a model-only flag carries: the sink it is about and that sink's family."""
+    return Finding(sink.line, sink.family, "codeprm:model",
+                   f"{title(sink.family)} The step model scores this step {risk:.2f} at `{sink.text}` "
+                   "(no analyser rule matched).", "model")
+
+
+def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, findings: list[Finding],
+                cfg: PRMConfig, parses: bool, code: set[int], hot: list[int] | None = None,
+                method: str = "fused", partial: bool = False) -> Scored:
+    """Score one piece of code (see the module docstring).
+
+    ``lines``: its lines (``lines.split_lines``); ``model``: the model's step risks (None when it
+    did not run); ``code``: the lines that hold code (``lines.code_lines``); ``hot``: each step's
+    hot line (where the model's attention points); ``method``: "fused", or a baseline of
+    ``METHODS``; ``partial``: the code is a prefix, so its last step is being written: the
+    model reads it as it reads code that does not parse (the analysers cannot see a call not
+    yet finished), and a call name cut short at its end names the calls it can become.
     """
-    m = np.clip(np.asarray(model_risk, float), 0.0, 1.0)
-    fl = np.asarray(flagged, float) > 0
-    w = float(model_weight)
-    return np.where(fl, ANALYSER_LEVEL + (1.0 - ANALYSER_LEVEL) * w * m, MODEL_CAP * w * m)
-
-
-def drivers(model_risk, flagged, model_weight: float, step_threshold: float) -> list[str]:
-    """What drove each step: the analysers, the model (its weighted risk at or above
-    ``step_threshold``: the scan passes the lower of the step and verdict thresholds, so a file
-    the model calls vulnerable always names a step), both, or nothing.
-
-    >>> drivers([0.9, 0.9, 0.1], [1.0, 0.0, 0.0], 1.0, 0.5)
-    ['analysers + model', 'model', '']
-    """
-    out = []
-    for m, f in zip(np.asarray(model_risk, float), np.asarray(flagged, float)):
-        by_model = MODEL_CAP * model_weight * m >= step_threshold and model_weight > 0
-        out.append("analysers + model" if f and by_model else "analysers" if f else "model" if by_model else "")
-    return out
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
+    S = len(spans)
+    m = np.zeros(S) if model is None else np.clip(np.asarray(model, float), 0.0, 1.0)
+    by_a = analyser_flags(spans, findings, method) if method != "model alone" else np.zeros(S, bool)
+    by_m = np.zeros(S, bool)
+    named: dict[int, Finding] = {}
+    use_model = model is not None and method in ("fused", "model alone")
+    if use_model:
+        for k, sp in enumerate(spans):
+            writing = partial and k == S - 1
+            as_prefix = not parses or writing
+            t = cfg.solo_threshold if method == "model alone" else (cfg.prefix_flag_threshold if as_prefix
+                                                                      else cfg.model_flag_threshold)
+            allowed = set(cfg.model_flag_cwes) if (method == "fused" and not as_prefix) else None
+            if m[k] < t:
+                continue
+            rows = [ln for ln in range(sp.start, sp.end + 1) if ln in code]
+            if not rows:
+                continue  # a step with no code is never flagged
+            sink = _sink_for(sinks_in([lines[ln - 1] if ln in code else "" for ln in range(sp.start, sp.end + 1)],
+                                      sp.start, writing), hot[k] if hot else sp.start, allowed)
+            if sink is not None:
+                by_m[k] = True
+                if not by_a[k]:
+                    named[k] = model_finding(sink, float(m[k]))
+    w = 0.0 if not use_model or method != "fused" else (cfg.model_weight if parses else cfg.prefix_model_weight)
+    if method == "model alone":
+        w = 1.0
+    risks = np.where(by_a, ANALYSER_LEVEL + (1 - ANALYSER_LEVEL) * w * m,
+                     np.where(by_m, FLAG_LEVEL + MODEL_SPAN * m, (FLAG_LEVEL - 0.01) * w * m))
+    risk = aggregate(risks, cfg)[0] if S else 0.0
+    return Scored(risks, m, by_a, by_m, named, risk, verdict(by_a | by_m))

@@ -46,9 +46,8 @@ def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: i
     >>> sample_candidates("import os\\n", n=2)                          # doctest: +SKIP
     [{'text': ..., 'parses': True}, ...]
     """
-    import torch
-
-    from engines.common.backbone import load_backbone
+    from engines.codeprm.config import PRMConfig
+    from engines.codeprm.parsing import check_code
 
     if not isinstance(prefix, str) or not prefix.strip():
         raise InputError("give a code prefix to continue")
@@ -56,7 +55,12 @@ def sample_candidates(prefix: str, n: int = 4, max_new_tokens: int = 48, seed: i
         raise InputError("sample between 1 and 8 candidates")
     if not 4 <= int(max_new_tokens) <= 256:
         raise InputError("max_new_tokens must lie in 4..256")
-    bb = load_backbone()
+    check_code(prefix, PRMConfig(), "prefix")  # NUL bytes and the caps, before the model loads
+    import torch
+
+    from engines.common import backbone
+
+    bb = backbone.load_backbone()
     ids = bb.tokenizer(prefix[-4000:], return_tensors="pt")["input_ids"].to(bb.device)
     torch.manual_seed(seed)
     with torch.inference_mode():

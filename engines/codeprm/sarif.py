@@ -1,13 +1,18 @@
 """SARIF 2.1.0 export of scans (one run, one result per finding)."""
 from __future__ import annotations
 
-from engines.codeprm.findings import CWE_INFO
+from engines.codeprm.cwe import title
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SEVERITY_LEVEL = {"high": "error", "medium": "warning", "low": "note"}
 
 
-def _level(risk: float) -> str:
-    return "error" if risk >= 0.8 else ("warning" if risk >= 0.5 else "note")
+def _level(f, step) -> str:
+    """The analyser's own severity where it gives one; a model flag is a warning; a finding on
+    a step that is not flagged is a note."""
+    if not step.driver:
+        return "note"
+    return _SEVERITY_LEVEL.get(f.severity, "warning")
 
 
 def to_sarif(scans: list) -> dict:
@@ -26,7 +31,7 @@ def to_sarif(scans: list) -> dict:
                     rules[rid] = {
                         "id": rid,
                         "name": rid.replace("-", ""),
-                        "shortDescription": {"text": CWE_INFO.get(f.cwe, "Step scored as risky by the model")},
+                        "shortDescription": {"text": title(f.cwe) if f.cwe else "Step scored as risky by the model"},
                         "helpUri": f"https://cwe.mitre.org/data/definitions/{f.cwe}.html" if f.cwe else
                         "https://arxiv.org/abs/2602.10418",
                         "properties": {"tags": ["security"] + ([f"external/cwe/cwe-{f.cwe}"] if f.cwe else [])},
@@ -34,7 +39,7 @@ def to_sarif(scans: list) -> dict:
                 results.append({
                     "ruleId": rid,
                     "ruleIndex": list(rules).index(rid),
-                    "level": _level(step.risk),
+                    "level": _level(f, step),
                     "message": {"text": f"{f.message} [{f.rule}]"},
                     "locations": [{"physicalLocation": {
                         "artifactLocation": {"uri": scan.path},
@@ -43,7 +48,8 @@ def to_sarif(scans: list) -> dict:
                     }}],
                     "properties": {"stepIndex": step.index, "stepScore": round(step.score, 6),
                                    "stepRisk": round(step.risk, 6), "source": f.source,
-                                   "driver": step.driver, "confident": f.confident},
+                                   "driver": step.driver, "severity": f.severity, "confidence": f.confidence,
+                                   "family": f"CWE-{f.family}" if f.family else ""},
                 })
     return {
         "$schema": SCHEMA,

@@ -1,7 +1,7 @@
 """Split Python source into steps: blank-line blocks, cut at statement boundaries when long.
 
-Purely line-based (plus a rough bracket counter), so it works on prefixes and on code that
-does not parse, which is what a live assistant sees (SecCodePRM, Sec. 3: steps are blank-line
+Purely line-based (plus a scanner of strings and brackets), so it works on prefixes and on code
+that does not parse, which is what a live assistant sees (SecCodePRM, Sec. 3: steps are blank-line
 blocks of the code trajectory).
 """
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_STR_RE = re.compile(r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')""")
+from engines.codeprm.lines import Scanner, split_lines
+
 _HEADER_RE = re.compile(r"\s*(@|def |async def |class )")
 
 
@@ -21,11 +22,6 @@ class Span:
     end: int
 
 
-def _bracket_delta(line: str) -> int:
-    code = _STR_RE.sub("", line.split("#", 1)[0]) if "#" in line else _STR_RE.sub("", line)
-    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
-
-
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
@@ -33,66 +29,71 @@ def _indent(line: str) -> int:
 def split_steps(code: str, max_lines: int = 8) -> list[Span]:
     """Return the steps of ``code`` as line spans; blank lines belong to no step.
 
-    A step ends at a blank line, before a ``def``/``class``/decorator at the step's own
-    indentation or shallower, or once it holds ``max_lines`` lines and the next line starts a
-    statement no deeper than the step's first line (hard cut at twice ``max_lines``). A line
-    inside open brackets or a triple-quoted string never starts a step.
+    Lines are numbered as Python numbers them (``lines.split_lines``). A step ends at a blank
+    line, before a ``def``/``class``/decorator at the step's own indentation or shallower, or
+    once it holds ``max_lines`` lines and the next line starts a statement no deeper than the
+    step's first line. A line inside open brackets or a triple-quoted string (followed by
+    ``lines.Scanner``, which knows a ``#`` inside a string is not a comment) starts no step,
+    except at the hard cut: no step is longer than twice ``max_lines`` (a long literal or
+    docstring is cut into pieces).
 
     >>> split_steps("import os\\n\\nx = 1\\ny = 2\\n")
     [Span(start=1, end=1), Span(start=3, end=4)]
+    >>> split_steps("if line.startswith('#') and f(x,\\n        y):\\n    pass\\n\\nz = 1\\n")
+    [Span(start=1, end=3), Span(start=5, end=5)]
     """
-    lines = code.splitlines()
+    lines = split_lines(code)
     spans: list[Span] = []
+
+    def close(a: int, b: int) -> None:
+        while b > a and not lines[b - 1].strip():
+            b -= 1
+        spans.append(Span(a, b))
+
     start = None
-    depth = 0
-    in_triple: str | None = None
+    sc = Scanner()
     base_indent = 0
     for i, line in enumerate(lines, 1):
         stripped = line.strip()
-        continuation = depth > 0 or in_triple is not None
+        continuation = sc.continues
         if not stripped and not continuation:
             if start is not None:
-                spans.append(Span(start, i - 1))
+                close(start, i - 1)
                 start = None
+            sc.feed(line)
             continue
-        if start is not None and not continuation:
+        if start is not None:
             n = i - start
-            ind = _indent(line)
-            new_header = _HEADER_RE.match(line) is not None and ind <= base_indent
-            prev = lines[i - 2].strip() if i >= 2 else ""
-            after_decorator = prev.startswith("@")
-            if (new_header and not after_decorator) or (n >= max_lines and ind <= base_indent) or n >= 2 * max_lines:
-                spans.append(Span(start, i - 1))
+            if n >= 2 * max_lines and stripped:
+                close(start, i - 1)
                 start = None
-        if start is None:
+            elif not continuation:
+                ind = _indent(line)
+                new_header = _HEADER_RE.match(line) is not None and ind <= base_indent
+                after_decorator = lines[i - 2].strip().startswith("@")
+                if (new_header and not after_decorator) or (n >= max_lines and ind <= base_indent):
+                    close(start, i - 1)
+                    start = None
+        if start is None and stripped:
             start = i
             base_indent = _indent(line)
-        # track triple-quoted strings and brackets for the next line
-        for q in ('"""', "'''"):
-            c = line.count(q)
-            if in_triple == q and c % 2 == 1:
-                in_triple = None
-            elif in_triple is None and c % 2 == 1:
-                in_triple = q
-        if in_triple is None:
-            depth = max(0, depth + _bracket_delta(line))
-            if depth > 50:
-                depth = 0
+        sc.feed(line)
     if start is not None:
-        end = len(lines)
-        while end > start and not lines[end - 1].strip():
-            end -= 1
-        spans.append(Span(start, end))
+        close(start, len(lines))
     return spans
 
 
-def step_of_line(spans: list[Span], line: int) -> int:
-    """Index of the step that holds ``line`` (1-based), or -1 if it is blank/outside.
+def step_of(spans: list[Span], line: int) -> int:
+    """Index of the step holding ``line`` (1-based), or -1 (blank, or outside every step).
 
-    >>> step_of_line([Span(1, 1), Span(3, 4)], 4)
-    1
+    >>> step_of([Span(1, 2), Span(4, 5)], 5), step_of([Span(1, 2), Span(4, 5)], 3)
+    (1, -1)
     """
-    for k, s in enumerate(spans):
-        if s.start <= line <= s.end:
-            return k
-    return -1
+    lo, hi = 0, len(spans)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if spans[mid].end < line:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(spans) and spans[lo].start <= line <= spans[lo].end else -1

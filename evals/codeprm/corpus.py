@@ -46,7 +46,10 @@ REPOS_OUT = REPO_ROOT / "data" / "codeprm" / "repo_corpus.jsonl"
 # this project and the analysers themselves are not "well-kept code nobody here wrote"
 SKIP_PACKAGES = {"engines", "demos", "evals", "bandit", "semgrep", "_distutils_hack", "pip", "setuptools",
                  "pkg_resources", "wheel", "__pycache__", "site-packages", "test", "tests", "idlelib",
-                 "lib2to3", "turtledemo", "ensurepip", "tkinter", "pydoc_data", "venv"}
+                 "lib2to3", "turtledemo", "ensurepip", "tkinter", "pydoc_data", "venv",
+                 # test-only packages (requirements-dev.txt): the corpus is the same with or without them
+                 "pytest", "_pytest", "pluggy", "iniconfig", "py", "pytest_timeout", "playwright", "greenlet", "ruff",
+                 "better_profanity"}
 _SKIP_DIRS = {"test", "tests", "testing", "_tests", "__pycache__", "examples", "docs", "benchmarks", "_vendor",
               "vendor", "vendored", "_vendored", "extern", "_externals"}
 

@@ -7,9 +7,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from engines.codeprm.lines import normalise, split_lines
 from engines.common.paths import REPO_ROOT
 
-CSE_PATH = REPO_ROOT.parent / "shared" / "codesec" / "cyberseceval_python.jsonl"
+CSE_NAME = Path("shared") / "codesec" / "cyberseceval_python.jsonl"
+# ../shared beside the checkout (a worktree sits one folder deeper: the nearest one up counts)
+CSE_PATH = next((p / CSE_NAME for p in REPO_ROOT.parents if (p / CSE_NAME).is_file()), REPO_ROOT.parent / CSE_NAME)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ def load_cases(path: Path = CSE_PATH) -> list[CSECase]:
     for line in open(path):
         r = json.loads(line)
         code = r["origin_code"]
-        lines = code.splitlines()
+        lines = split_lines(normalise(code))
         want = r["line_text"].strip()
         cands = [i + 1 for i, ln in enumerate(lines) if ln.strip() == want]
         mid = (len(lines) + 1) / 2

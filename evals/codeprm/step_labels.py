@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import difflib
 
-from engines.codeprm.steps import Span, step_of_line
+from engines.codeprm.lines import normalise, split_lines
+from engines.codeprm.steps import Span, step_of
 
 
 def changed_lines(before: str, after: str) -> tuple[set[int], set[int], set[int]]:
@@ -19,7 +20,7 @@ def changed_lines(before: str, after: str) -> tuple[set[int], set[int], set[int]
     >>> changed_lines("a\\nb\\nc\\n", "a\\nB\\nc\\nd\\n")
     ({2}, {2, 4}, {3})
     """
-    a, b = before.splitlines(), after.splitlines()
+    a, b = split_lines(normalise(before)), split_lines(normalise(after))
     sm = difflib.SequenceMatcher(a=[x.strip() for x in a], b=[x.strip() for x in b], autojunk=False)
     removed, added, near = set(), set(), set()
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -37,7 +38,7 @@ def changed_lines(before: str, after: str) -> tuple[set[int], set[int], set[int]
 
 def risky_steps(spans: list[Span], lines: set[int]) -> set[int]:
     """Indices of the steps that hold any of ``lines``."""
-    return {k for k in (step_of_line(spans, ln) for ln in lines) if k >= 0}
+    return {k for k in (step_of(spans, ln) for ln in lines) if k >= 0}
 
 
 def pair_lines(before: str, after: str, vul_lines=(), fix_lines=()) -> tuple[set[int], set[int], set[int]]:

@@ -1,44 +1,18 @@
-"""bandit (PyCQA, Apache-2.0) as a second opinion, run in-process on (repaired) code.
+"""bandit (PyCQA, Apache-2.0) as an analyser, run in-process on (repaired) code.
 
-Every result whose test maps to a CWE family of the tab (``BANDIT_CWE``) is a finding. It is
-*confident* (it flags its step on its own) when bandit rates its severity medium or high and its
-confidence medium or high; bandit's SQL-building test (B608) counts at any confidence. The rest
-(hard-coded-password guesses, ``random`` calls, shell=True in an unknown call) is shown and left
-to the model and the aggregate. bandit's tests outside these families (assert, try/except/pass,
-bare imports) are dropped as noise.
+Every result of a test in the tab's CWE families (``cwe.BANDIT_FAMILY``) is a finding, whatever
+its severity and confidence (both are kept and shown); the finding's CWE is bandit's own where
+it gives one. bandit's tests outside these families (assert, try/except/pass, bare imports,
+requests without a timeout) are dropped as noise.
 """
 from __future__ import annotations
 
 import io
 import logging
 
+from engines.codeprm.cwe import BANDIT_FAMILY
 from engines.codeprm.findings import Finding
 from engines.codeprm.repair import pieces as repaired_pieces
-
-# bandit test id -> CWE family the tab reports
-BANDIT_CWE: dict[str, int] = {
-    "B102": 94, "B307": 94, "B201": 94, "B302": 502, "B301": 502, "B506": 502, "B614": 502,
-    "B303": 328, "B324": 328, "B304": 327, "B305": 327, "B505": 327,
-    "B311": 338, "B105": 798, "B106": 798, "B107": 798,
-    "B108": 377, "B306": 377,
-    "B313": 611, "B314": 611, "B315": 611, "B316": 611, "B317": 611, "B318": 611, "B319": 611,
-    "B320": 611,
-    "B602": 78, "B605": 78, "B604": 78, "B609": 78, "B601": 78, "B606": 78,
-    "B608": 89, "B610": 89, "B611": 89,
-    "B701": 79, "B702": 79, "B703": 79, "B308": 79, "B704": 79,
-    "B310": 918, "B501": 295, "B507": 295, "B323": 295, "B502": 295, "B503": 295, "B504": 295, "B202": 22,
-}
-_LEVEL = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
-
-
-def confident(test_id: str, severity: str, confidence: str) -> bool:
-    """Whether a bandit result flags its step on its own (see the module docstring).
-
-    >>> confident("B602", "HIGH", "HIGH"), confident("B105", "LOW", "MEDIUM")
-    (True, False)
-    """
-    sev, conf = _LEVEL.get(severity.upper(), 0), _LEVEL.get(confidence.upper(), 0)
-    return test_id in BANDIT_CWE and sev >= 1 and (conf >= 1 or test_id == "B608")
 
 
 class _Bandit:
@@ -87,26 +61,24 @@ def bandit_raw(code: str, pieces: list | None = None) -> list[tuple[int, str, in
     return out
 
 
-def bandit_findings(code: str, pieces: list | None = None) -> list[Finding]:
-    """bandit's results in the tab's CWE families, on lines of ``code``, each marked confident or not.
-
-    >>> [(f.cwe, f.confident) for f in bandit_findings("import os\\nos.system('ls ' + x)\\n")]
-    [(78, True)]
-    """
-    n = len(code.splitlines())
+def findings_of(raw: list, n_lines: int) -> list[Finding]:
+    """Findings from bandit results (as :func:`bandit_raw` gives them, or stored in the corpus)
+    on lines 1..``n_lines``: the tab's families only, bandit's own CWE where it gives one."""
     out = []
-    for line, tid, _cwe, sev, conf, text in bandit_raw(code, pieces):
-        fam = BANDIT_CWE.get(tid)
-        if fam is not None and 1 <= line <= n:
-            out.append(Finding(line, fam, f"bandit:{tid}", text, "bandit", confident(tid, sev, conf)))
+    for line, tid, cwe, sev, conf, *text in raw:
+        fam = BANDIT_FAMILY.get(tid)
+        if fam is not None and 1 <= line <= n_lines:
+            out.append(Finding(line, int(cwe) or fam, f"bandit:{tid}", text[0] if text else f"bandit {tid}",
+                               "bandit", str(sev).lower(), str(conf).lower()))
     return out
 
 
-def bandit_findings_batch(codes: list[str]) -> list[list[Finding]]:
-    """bandit findings for each piece of code (code that does not parse is repaired or split
-    into steps first, so prefixes get findings too).
+def bandit_findings(code: str, pieces: list | None = None) -> list[Finding]:
+    """bandit's findings in the tab's CWE families on lines of ``code``, with bandit's ratings.
 
-    >>> [f.cwe for f in bandit_findings_batch(["import os\\nos.system('ls ' + x)\\n"])[0]]
-    [78]
+    >>> [(f.cwe, f.family, f.severity) for f in bandit_findings("import os\\nos.system('ls ' + x)\\n")]
+    [(78, 78, 'high')]
     """
-    return [bandit_findings(c) for c in codes]
+    from engines.codeprm.lines import count_lines
+
+    return findings_of(bandit_raw(code, pieces), count_lines(code))

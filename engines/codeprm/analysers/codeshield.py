@@ -63,54 +63,109 @@ def _cwe_of(meta: dict) -> int:
     return int(m.group(1)) if m else 0
 
 
-def semgrep_raw(codes: list[str], timeout_s: float = 120.0) -> list[list[tuple[int, int, str, str]]]:
-    """semgrep results of the CodeShield rules on each piece of code: (line, cwe, rule, message)."""
-    rules = RULES_DIR / "semgrep"
-    if not rules.is_dir():
-        raise AnalyserUnavailable(f"CodeShield semgrep rules missing in {rules}")
-    out: list[list[tuple[int, int, str, str]]] = [[] for _ in codes]
-    if not codes:
-        return out
-    with tempfile.TemporaryDirectory(prefix="codeshield_") as tmp:
+_SEVERITY = {"INFO": "low", "WARNING": "medium", "ERROR": "high"}
+
+
+class SemgrepRun:
+    """One semgrep process over many pieces of code, started at once and read when needed (so
+    that a tree scan runs the other analysers while semgrep works). Each piece is written to a
+    temporary folder with Python's line numbering (``lines.for_semgrep``)."""
+
+    def __init__(self, codes: list[str], timeout_s: float = 600.0) -> None:
+        from engines.codeprm.lines import for_semgrep
+
+        rules = RULES_DIR / "semgrep"
+        if not rules.is_dir():
+            raise AnalyserUnavailable(f"CodeShield semgrep rules missing in {rules}")
+        self.n = len(codes)
+        self.timeout_s = timeout_s
+        self.proc = None
+        if not codes:
+            return
+        self.tmp = tempfile.TemporaryDirectory(prefix="codeshield_")
         names = []
         for i, code in enumerate(codes):
-            p = Path(tmp) / f"f{i}.py"
-            p.write_text(code, encoding="utf-8", errors="replace")
+            p = Path(self.tmp.name) / f"f{i}.py"
+            p.write_text(for_semgrep(code), encoding="utf-8", errors="replace")
             names.append(p.name)
+        # one job: the scan's own work (bandit, the step model) holds the other core meanwhile, and a
+        # second semgrep worker costs about 0.1 s more CPU on a 100-file tree for the same results
         cmd = ["osemgrep", "scan", "--experimental", "--metrics=off", "--disable-version-check", "--quiet",
-               "--json", "--no-git-ignore", "--timeout", "10", "--config", str(rules), *names]
+               "--json", "--no-git-ignore", "--timeout", "10", "--jobs", "1", "--config", str(rules), *names]
+        # its report goes to files (a pipe would stall semgrep until the caller reads)
+        self.out = open(Path(self.tmp.name) / "report.json", "w+", encoding="utf-8")  # noqa: SIM115
+        self.err = open(Path(self.tmp.name) / "stderr.txt", "w+", encoding="utf-8")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, executable=str(semgrep_core()), cwd=self.tmp.name, stdout=self.out,
+                                     stderr=self.err, text=True,
+                                     env={"PATH": "/usr/bin:/bin", "HOME": self.tmp.name,
+                                          "SEMGREP_SEND_METRICS": "off"})
+
+    def result(self) -> list[list[tuple[int, int, str, str, str]]]:
+        """(line, cwe, rule, message, severity) of each piece, once semgrep has finished."""
+        out: list[list[tuple[int, int, str, str, str]]] = [[] for _ in range(self.n)]
+        if self.proc is None:
+            return out
         try:
-            r = subprocess.run(cmd, executable=str(semgrep_core()), cwd=tmp, capture_output=True, text=True,
-                               timeout=timeout_s, env={"PATH": "/usr/bin:/bin", "HOME": tmp,
-                                                       "SEMGREP_SEND_METRICS": "off"})
+            self.proc.wait(timeout=self.timeout_s)
+            self.out.seek(0)
+            self.err.seek(0)
+            stdout, stderr = self.out.read(), self.err.read()
         except subprocess.TimeoutExpired as exc:
-            raise AnalyserUnavailable(f"semgrep took longer than {timeout_s:.0f} s on {len(codes)} files") from exc
+            raise AnalyserUnavailable(f"semgrep took longer than {self.timeout_s:.0f} s on {self.n} files") from exc
+        finally:
+            self.stop()
         try:
-            res = json.loads(r.stdout)
+            res = json.loads(stdout)
         except json.JSONDecodeError as exc:
-            raise AnalyserUnavailable(f"semgrep failed (exit {r.returncode}): {r.stderr.strip()[-300:]}") from exc
-    for hit in res.get("results", []):
-        i = int(Path(hit["path"]).stem[1:])
-        extra = hit.get("extra", {})
-        rule = hit["check_id"].rsplit(".", 1)[-1]
-        out[i].append((int(hit["start"]["line"]), _cwe_of(extra.get("metadata", {})), rule,
-                       " ".join(str(extra.get("message", "")).split())))
+            raise AnalyserUnavailable(f"semgrep failed (exit {self.proc.returncode}): {stderr.strip()[-300:]}") from exc
+        for hit in res.get("results", []):
+            i = int(Path(hit["path"]).stem[1:])
+            extra = hit.get("extra", {})
+            rule = hit["check_id"].rsplit(".", 1)[-1]
+            out[i].append((int(hit["start"]["line"]), _cwe_of(extra.get("metadata", {})), rule,
+                           " ".join(str(extra.get("message", "")).split()),
+                           _SEVERITY.get(str(extra.get("severity", "")).upper(), "medium")))
+        return out
+
+    def stop(self) -> None:
+        """End the semgrep process (an interrupted scan) and remove its files."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.out.close()
+        self.err.close()
+        self.tmp.cleanup()
+
+
+def semgrep_raw(codes: list[str], timeout_s: float = 600.0) -> list[list[tuple[int, int, str, str, str]]]:
+    """semgrep results of the CodeShield rules on each piece of code: (line, cwe, rule, message, severity)."""
+    return SemgrepRun(codes, timeout_s).result()
+
+
+def regex_findings(code: str) -> list[Finding]:
+    """The detector's Python regex rules, line by line (Python's line numbering)."""
+    from engines.codeprm.lines import split_lines
+
+    out = []
+    for ln, text in enumerate(split_lines(code), 1):
+        for rx, cwe, rule, msg in regex_rules():
+            if rx.search(text):
+                out.append(Finding(ln, cwe, f"codeshield:{rule}", msg, "codeshield", "medium"))
     return out
 
 
-def codeshield_findings(codes: list[str]) -> list[list[Finding]]:
-    """CodeShield findings (semgrep rules + the detector's Python regex rules) for each piece of code.
+def codeshield_findings(codes: list[str], run: SemgrepRun | None = None) -> list[list[Finding]]:
+    """CodeShield findings (semgrep rules + the detector's Python regex rules) for each piece of
+    code; ``run`` is a semgrep process already started on ``codes``.
 
     >>> [(f.line, f.cwe) for f in codeshield_findings(["import os\\n\\nos.system(cmd)\\n"])[0]]  # doctest: +SKIP
     [(3, 78)]
     """
-    sem = semgrep_raw(codes)
+    sem = (run or SemgrepRun(codes)).result()
     out = []
     for code, hits in zip(codes, sem):
-        fs = [Finding(line, cwe, f"codeshield:{rule}", msg, "codeshield") for line, cwe, rule, msg in hits]
-        for ln, text in enumerate(code.splitlines(), 1):
-            for rx, cwe, rule, msg in regex_rules():
-                if rx.search(text):
-                    fs.append(Finding(ln, cwe, f"codeshield:{rule}", msg, "codeshield"))
-        out.append(sorted(set(fs), key=lambda f: (f.line, f.rule)))
+        fs = [Finding(line, cwe, f"codeshield:{rule}", msg, "codeshield", sev) for line, cwe, rule, msg, sev in hits]
+        out.append(sorted(set(fs + regex_findings(code)), key=lambda f: (f.line, f.rule)))
     return out

@@ -1,0 +1,167 @@
+"""What the tab knows about weaknesses, in one table: the CWE families it reports, each with its
+explanation, the bandit tests that find it and the sinks (calls and expressions) a model-only
+flag may name.
+
+A finding keeps the CWE its analyser gives (bandit's own ``cwe`` where it has one: CWE-259 for a
+hard-coded password, CWE-330 for ``random``); its *family* is the tab's row it belongs to. A step
+the model alone flags must hold one of a family's sinks: the flag names that call or expression,
+and its CWE is that sink's family, never a guess from words.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Weakness:
+    """One CWE: its explanation, the family it belongs to (itself for a family), and for a
+    family the bandit tests that report it, the calls that are its sinks (dotted names; the last
+    part alone matches too when it is given with a dot) and a regular expression of its other
+    sinks (expressions: a string handed to a query, ``verify=False``)."""
+
+    title: str
+    family: int = 0
+    bandit: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    sinks: str = ""
+
+
+TABLE: dict[int, Weakness] = {
+    22: Weakness("Path traversal: a user-controlled path reaches the file system.", 22, ("B202",),
+                 ("send_file", "send_from_directory", "FileResponse", ".extractall")),
+    78: Weakness("OS command injection: a shell runs a string built from input.", 78,
+                 ("B602", "B605", "B604", "B609", "B601", "B606"),
+                 ("os.system", "os.popen", "os.popen2", "os.popen3", "subprocess.run", "subprocess.call",
+                  "subprocess.check_call", "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
+                  "subprocess.getstatusoutput", "commands.getoutput", "os.spawnl", "os.spawnlp", "os.spawnv",
+                  "os.spawnvp", "os.execl", "os.execlp", "os.execv", "os.execvp", "os.execve")),
+    79: Weakness("Cross-site scripting: input reaches HTML without escaping.", 79,
+                 ("B701", "B702", "B703", "B308", "B704"),
+                 ("render_template_string", "Markup", "mark_safe", "SafeString", "SafeText", "format_html"),
+                 r"autoescape\s*=\s*False|\|\s*safe\b"),
+    89: Weakness("SQL injection: a query is built by string formatting instead of parameters.", 89,
+                 ("B608", "B610", "B611"), (),
+                 r"\.(?:execute|executemany|executescript|raw|extra|read_sql(?:_query)?)\s*\(\s*(?:f['\"]|[A-Za-z_(])"
+                 r"|(?i:['\"]\s*(?:select|insert|update|delete)\b[^'\"]*['\"]\s*(?:%|\+|\.format\b))"
+                 r"|(?i:\bf['\"]\s*(?:select|insert|update|delete)\b[^'\"]*\{)"),
+    94: Weakness("Code injection: eval/exec (or a debugger shell) runs dynamic code.", 94, ("B102", "B307", "B201"),
+                 ("eval", "exec"), r"\bdebug\s*=\s*True"),
+    295: Weakness("TLS certificate verification is disabled.", 295,
+                  ("B501", "B507", "B323", "B502", "B503", "B504"), ("ssl._create_unverified_context",),
+                  r"\bverify\s*=\s*False|\bCERT_NONE\b|check_hostname\s*=\s*False"),
+    327: Weakness("Broken or risky cryptography (weak cipher or hash).", 327, ("B304", "B305", "B505"),
+                  ("DES.new", "DES3.new", "ARC2.new", "ARC4.new", "Blowfish.new", "IDEA.new"),
+                  r"\bMODE_ECB\b|\bmodes\.ECB\b"),
+    328: Weakness("Weak hash (MD5/SHA-1) used where a strong one is needed.", 328, ("B303", "B324"),
+                  ("hashlib.md5", "hashlib.sha1"), r"\bhashlib\.new\(\s*['\"](?:md5|sha1)"),
+    338: Weakness("Non-cryptographic random generator used for secrets.", 338, ("B311",),
+                  ("random.random", "random.randint", "random.randrange", "random.choice", "random.choices",
+                   "random.getrandbits", "random.sample", "random.uniform")),
+    377: Weakness("Insecure temporary file (predictable name or mktemp).", 377, ("B108", "B306"),
+                  ("tempfile.mktemp", ".mktemp"), r"['\"]/(?:var/)?tmp/"),
+    502: Weakness("Deserialisation of untrusted data (pickle, marshal, unsafe yaml).", 502,
+                  ("B301", "B302", "B506", "B614"),
+                  ("pickle.loads", "pickle.load", "pickle.Unpickler", "cPickle.loads", "cPickle.load", "dill.loads",
+                   "dill.load", "marshal.loads", "marshal.load", "jsonpickle.decode", "shelve.open", "yaml.load",
+                   "yaml.unsafe_load", "yaml.full_load", "yaml.load_all", "torch.load")),
+    611: Weakness("XML parsed with external entities enabled (XXE).", 611,
+                  ("B313", "B314", "B315", "B316", "B317", "B318", "B319", "B320"),
+                  tuple(f"{m}.{f}" for m in ("etree", "ElementTree", "ET", "minidom", "pulldom", "sax", "expatbuilder")
+                        for f in ("parse", "fromstring", "XML", "parseString", "iterparse", "XMLParser"))),
+    798: Weakness("Hard-coded credential or secret.", 798, ("B105", "B106", "B107"), (),
+                  r"(?i:\b\w*(?:password|passwd|pwd|secret|token|api_?key|private_?key|credential)\w*['\"]?\s*[:=]"
+                  r"\s*[rbu]?['\"][^'\"\s]{4,}['\"])"),
+    918: Weakness("Server-side request forgery: a request goes to a user-supplied URL.", 918, ("B310",),
+                  ("urlopen", "urllib.request.Request"),
+                  r"\b(?:requests|httpx|session|client)\.(?:get|post|put|delete|head|patch|request)\s*\(\s*(?!['\"])"),
+    # CWEs the analysers give that belong to a family above
+    20: Weakness("Improper input validation (an unsafe parser of untrusted input)."),
+    80: Weakness("Basic cross-site scripting: a template or markup built without escaping.", 79),
+    259: Weakness("Use of a hard-coded password.", 798),
+    323: Weakness("A nonce or key pair reused in encryption.", 327),
+    326: Weakness("Inadequate encryption strength.", 327),
+    330: Weakness("Insufficiently random values.", 338),
+    335: Weakness("A pseudo-random generator seeded with a fixed value.", 338),
+}
+FAMILIES: tuple[int, ...] = tuple(k for k, w in TABLE.items() if w.family == k)
+BANDIT_FAMILY: dict[str, int] = {t: k for k in FAMILIES for t in TABLE[k].bandit}
+
+
+def _call_pattern(name: str) -> str:
+    """A call of ``name`` (``a.b`` also as ``x.a.b``; ``.b`` as any ``x.b``; a bare ``b`` not after a dot)."""
+    lead = r"\." if name.startswith(".") else r"(?<![\w.])"
+    return lead + re.escape(name.lstrip(".")) + r"\s*\("
+
+
+_SINKS = [(k, re.compile("|".join([_call_pattern(c) for c in TABLE[k].calls] + ([TABLE[k].sinks] if TABLE[k].sinks
+                                                                                  else []))))
+          for k in FAMILIES]
+_CALLS = sorted((c.lstrip("."), k) for k in FAMILIES for c in TABLE[k].calls)
+_TAIL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)$")
+
+
+def title(cwe: int) -> str:
+    """The explanation of a CWE id (its family's when the table has it only as a member).
+
+    >>> title(259)
+    'Use of a hard-coded password.'
+    """
+    w = TABLE.get(cwe)
+    return w.title if w else f"CWE-{cwe}"
+
+
+def family_of(cwe: int) -> int:
+    """The tab family of a CWE id, or 0 when it belongs to none.
+
+    >>> family_of(330), family_of(89), family_of(400)
+    (338, 89, 0)
+    """
+    w = TABLE.get(cwe)
+    return w.family if w else 0
+
+
+@dataclass(frozen=True)
+class Sink:
+    """A sink found in code: its family, the 1-based line and the matched call or expression."""
+
+    family: int
+    line: int
+    text: str
+
+
+def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False) -> list[Sink]:
+    """Every sink of every family in ``lines`` (comments left out), numbered from ``first_line``.
+    ``writing``: the last line is being written, so a call name cut short at its end (``pickle.loa``,
+    ``os.sys``: at least a dot and 3 more letters) names the calls it can become.
+
+    >>> [(s.family, s.line, s.text) for s in sinks_in(["x = 1  # os.system(x)", "os.system('ls ' + d)"])]
+    [(78, 2, 'os.system(')]
+    >>> [(s.family, s.text) for s in sinks_in(["    data = pickle.loa"], writing=True)]
+    [(502, 'pickle.loa')]
+    """
+    out = []
+    for k, line in enumerate(lines, first_line):
+        code = _strip_comment(line)
+        for fam, rx in _SINKS:
+            m = rx.search(code)
+            if m:
+                out.append(Sink(fam, k, m.group(0).strip()))
+        if writing and k == first_line + len(lines) - 1:
+            m = _TAIL.search(code.rstrip("( "))
+            cut = m.group(1) if m else ""
+            if "." in cut and len(cut.rsplit(".", 1)[1]) >= 3:
+                tail2 = ".".join(cut.split(".")[-2:])
+                fams = {f for c, f in _CALLS if "." in c and (c.startswith(cut) or c.startswith(tail2))}
+                out += [Sink(f, k, cut) for f in sorted(fams) if not any(s.family == f and s.line == k for s in out)]
+    return out
+
+
+def _strip_comment(line: str) -> str:
+    from engines.codeprm.lines import Scanner
+
+    if "#" not in line:
+        return line
+    sc = Scanner()
+    sc.feed(line)
+    return line[: sc.code_end]
