@@ -63,7 +63,7 @@ data-codeprm: $(RUN_STAMP)
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
-	$(PYRUN) -m evals.guardrail.labels_v2 --apply
+	$(PYRUN) -m evals.guardrail.labels content --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
 

@@ -26,20 +26,21 @@ import time
 from pathlib import Path
 
 from engines.guardrail.export import load_head
-from engines.guardrail.train import (
+from evals.guardrail import content_eval as ce
+from evals.guardrail.attack_replies import prefill_lengths
+from evals.guardrail.labels import first_pass
+from evals.guardrail.paths import DATA, PART2_HEAD
+from evals.guardrail.train import (
     columns,
     head_traces,
     load_cache,
     pick_policy,
     strict_examples,
 )
-from evals.guardrail import content_eval as ce
-from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "data" / "guardrail_v2"
-PART2 = CACHE / "part2_sld_head.pt"
+CACHE = DATA
+PART2 = PART2_HEAD
 HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
 OUT = ROOT / "benchmarks" / "results" / "guardrail_policies.json"
 WB, EVERYDAY = ce.BENIGN_HELD_OUT, ce.EVERYDAY

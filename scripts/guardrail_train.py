@@ -23,7 +23,11 @@ import torch
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, save_head
 from engines.guardrail.head import merge_heads
-from engines.guardrail.train import (
+from evals.guardrail import content_eval as ce
+from evals.guardrail.attack_replies import prefill_lengths
+from evals.guardrail.labels import first_pass
+from evals.guardrail.paths import DATA
+from evals.guardrail.train import (
     columns,
     dev_policies,
     dev_policy,
@@ -34,13 +38,10 @@ from engines.guardrail.train import (
     strict_examples,
     train_head,
 )
-from evals.guardrail import content_eval as ce
-from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import LEVEL_FILE, first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CACHE = ROOT / "data" / "guardrail_v2"
+CACHE = DATA
 ASSETS = ROOT / "assets" / "guardrail"
 
 
@@ -67,7 +68,8 @@ def main() -> None:
                     "replies together (the model view has too few harmful dev replies for a per-view mean)")
     ap.add_argument("--ordinal", action="store_true", help="train both stop policies (strict and loose) on one "
                     "ordinal risk with the three-level labels (evals/guardrail/level_labels.jsonl)")
-    ap.add_argument("--levels", type=Path, default=LEVEL_FILE, help="three-level label file (first-pass rows are used)")
+    ap.add_argument("--levels", type=Path, nargs="*", default=None, help="three-level label files (first-pass rows "
+                    "are used; default: evals/guardrail/level_labels.jsonl and contrast_labels.jsonl)")
     ap.add_argument("--max-false-stop", type=float, default=0.05,
                     help="cap on each dev view's share of stopped replies to benign requests")
     ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
@@ -80,7 +82,7 @@ def main() -> None:
     t0 = time.time()
     levels = None
     if args.ordinal:
-        levels = first_pass(args.levels)
+        levels = first_pass(*(args.levels or ()))
     exs = load_cache(args.cache, levels)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}

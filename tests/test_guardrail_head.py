@@ -9,21 +9,17 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import (
     BLOCK_ONNX,
+    BlockStepModule,
+    GroupedStepModule,
     export_block_onnx,
     export_onnx,
     load_head,
     save_head,
 )
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import (
-    BlockStepModule,
-    GroupedStepModule,
-    SLDHead,
-    atc_loss,
-    distill_loss,
-    merge_heads,
-)
+from engines.guardrail.head import SLDHead, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
+from engines.guardrail.losses import atc_loss, distill_loss
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
 SMALL = {"hidden_size": 32, "proj_dim": 16, "state_dim": 12}
@@ -193,7 +189,7 @@ def test_distill_loss_is_smallest_at_the_teacher_and_ignores_padding():
 def test_distilled_student_moves_towards_its_teacher():
     """train_head(teacher=..., lam_kd=...) pulls a student's risks towards a (here random, frozen)
     teacher's: with a large weight it ends closer to the teacher than the same run without it."""
-    import engines.guardrail.train as gt
+    import evals.guardrail.train as gt
 
     cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8, dropout=0.0)
     g = torch.Generator().manual_seed(1)
@@ -491,7 +487,7 @@ def test_dev_policy_separates_a_learnable_split_and_doctests_run():
     own dev traces: on a linearly separable toy split it stops every harmful reply and no benign one."""
     import doctest
 
-    import engines.guardrail.train as gt
+    import evals.guardrail.train as gt
 
     cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     exs = [gt.Example(str(i), "v", "s", "dev", i % 2, 0 if i % 2 else None, not i % 2,

@@ -8,9 +8,17 @@ import pytest
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import ORDINAL_CUT, ordinal_atc_loss
+from engines.guardrail.head import ORDINAL_CUT
+from engines.guardrail.losses import ordinal_atc_loss
 from engines.guardrail.metrics import stop_index
-from engines.guardrail.train import (
+from evals.guardrail.labels import (
+    LabelError,
+    agreement,
+    check_row,
+    load_pass,
+    multi_kappa,
+)
+from evals.guardrail.train import (
     Example,
     columns,
     dev_policies,
@@ -18,13 +26,6 @@ from engines.guardrail.train import (
     strict_examples,
     strict_target,
     train_head,
-)
-from evals.guardrail.level_labels import (
-    LabelError,
-    agreement,
-    check_row,
-    load_pass,
-    multi_kappa,
 )
 
 

@@ -1,4 +1,11 @@
-"""Saving, loading and ONNX export of the SLD head."""
+"""Saving, loading and ONNX export of the SLD head, and the layouts the exported graphs run.
+
+The layouts compute exactly ``SLDHead.step`` / ``init_state`` (same read-out,
+:meth:`~engines.guardrail.head.SLDHead.readout`), arranged for short graphs: :class:`StepModule`
+(one token), :class:`GroupedStepModule` (one token of a merged ensemble, without its off-block
+zeros), :class:`BlockStepModule` (T tokens in one call) and :class:`InitModule` (the prompt's state).
+The torch backend of :class:`~engines.guardrail.guard.Guardrail` runs the same layouts.
+"""
 from __future__ import annotations
 
 import warnings
@@ -6,22 +13,139 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import nn
+from torch.nn import functional as F
 
 from engines.common.errors import InputError
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import (
-    BlockStepModule,
-    GroupedStepModule,
-    InitModule,
-    SLDHead,
-    StepModule,
-)
+from engines.guardrail.head import SLDHead, gru_update
 from engines.guardrail.quant import quantize_weight, replace_gemm_with_matmulnbits
 
 STEP_ONNX = "sld_step.onnx"
 INIT_ONNX = "sld_init.onnx"
 BLOCK_ONNX = "sld_block.onnx"
 OPSET = 17
+
+
+class StepModule(nn.Module):
+    """The exported per-token step: (taps, state) -> (risk, response prob, state); ``head.step``'s
+    maths, laid out for a short ONNX graph (static reshapes and splits; one LayerNorm over all taps
+    when the norms carry no affine, as :func:`~engines.guardrail.head.merge_heads` leaves them), since at batch 1 every graph
+    node costs about a microsecond."""
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.head = head
+        self.L, self.H = len(head.cfg.layers), head.cfg.hidden_size
+        self.eps = head.norms[0].eps
+        self.plain_norms = all(bool((n.weight == 1).all()) and bool((n.bias == 0).all()) and n.eps == self.eps
+                               for n in head.norms)
+
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """The head's per-token input, with one LayerNorm over (B, layers, H) when the norms are plain."""
+        if not self.plain_norms:
+            return self.head.embed(x)
+        z = F.layer_norm(x.reshape(-1, self.L, self.H), (self.H,), eps=self.eps)
+        return self.head.project(z.reshape(-1, self.L * self.H))
+
+    def update(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        """The memory update s' = GRU(u, s)."""
+        return self.head.gru_cell(u, s)
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        h = self.head
+        u = self.embed(x)
+        s_new = self.update(u, s)
+        risk, resp = h.readout(s_new, u)
+        return torch.sigmoid(risk), torch.sigmoid(resp), s_new
+
+
+class GroupedStepModule(StepModule):
+    """The step of a merged head (:func:`~engines.guardrail.head.merge_heads`) without its off-block zeros.
+
+    A head folded from K members has block-diagonal GRU weights (gate-major, then member-major
+    rows; member-major columns), so two thirds of them are zeros for K = 3, and every token's step
+    would multiply them. Here the GRU update runs as one batched matmul over the K members' own
+    ``(P/K) x 3S/K`` and ``(S/K) x 3S/K`` blocks (no transposes: the batch broadcasts). The outputs
+    are the same as ``head.step``'s, and the per-token float weights are fewer (3.9 MB instead of
+    6.2 MB for the shipped head).
+    """
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__(head)
+        k = int(head.cfg.members)
+        self.k, S, P = k, head.cfg.state_dim // k, head.cfg.proj_dim // k
+        self.S, self.P = S, P
+        g = head.gru
+        wih, whh, bih, bhh = [], [], [], []
+        with torch.no_grad():
+            for j in range(k):
+                rows = [slice(gate * k * S + j * S, gate * k * S + (j + 1) * S) for gate in range(3)]
+                cp, cs = slice(j * P, (j + 1) * P), slice(j * S, (j + 1) * S)
+                wih.append(torch.cat([g.weight_ih_l0[r, cp] for r in rows]).t())
+                whh.append(torch.cat([g.weight_hh_l0[r, cs] for r in rows]).t())
+                bih.append(torch.cat([g.bias_ih_l0[r] for r in rows]))
+                bhh.append(torch.cat([g.bias_hh_l0[r] for r in rows]))
+        self.register_buffer("w_ih", torch.stack(wih).contiguous())  # (K, P/K, 3S/K)
+        self.register_buffer("w_hh", torch.stack(whh).contiguous())  # (K, S/K, 3S/K)
+        self.register_buffer("b_ih", torch.stack(bih).unsqueeze(1))  # (K, 1, 3S/K)
+        self.register_buffer("b_hh", torch.stack(bhh).unsqueeze(1))
+
+    def update(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+        k = self.k
+        uk = u.reshape(-1, k, 1, self.P)  # (B, K, 1, P/K) @ (K, P/K, 3S/K): the members batch, B broadcasts
+        sk = s.reshape(-1, k, 1, self.S)
+        sk_new = gru_update(torch.matmul(uk, self.w_ih) + self.b_ih, torch.matmul(sk, self.w_hh) + self.b_hh, sk,
+                            width=self.S)
+        return sk_new.reshape(-1, k * self.S)
+
+
+class BlockStepModule(nn.Module):
+    """T consecutive tokens in one call: (taps (T, k * H), state (1, S)) -> (risks (T,), response probs
+    (T,), state after the last token (1, S)); the same maths as T calls of ``head.step``.
+
+    Why: through onnxruntime most of a step's cost right after a decode step is the call itself and
+    its code and weights coming back into cache, not the arithmetic. Scoring a block of tokens pays
+    that once: the projection runs as one matmul over the block, each member's memory as one ONNX
+    ``GRU`` node over the block (``linear_before_reset``, PyTorch's gate form), and the read-outs once.
+    The recurrence is still sequential inside the node, so the risks are the step-by-step ones and
+    the head still never re-reads the prefix. Works for a plain head (one member) and a merged one.
+    """
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.grouped = GroupedStepModule(head).eval()  # plain-norm embed and the members' own GRU blocks
+        g = self.grouped
+        self.grus = nn.ModuleList()
+        with torch.no_grad():
+            for j in range(g.k):
+                cell = nn.GRU(g.P, g.S)
+                cell.weight_ih_l0.copy_(g.w_ih[j].t())
+                cell.weight_hh_l0.copy_(g.w_hh[j].t())
+                cell.bias_ih_l0.copy_(g.b_ih[j, 0])
+                cell.bias_hh_l0.copy_(g.b_hh[j, 0])
+                self.grus.append(cell.eval())
+        self.grus.to(g.w_ih.device)
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        g, h = self.grouped, self.grouped.head
+        u = g.embed(x)  # (T, P): one projection for the whole block
+        members = [gru(ui.unsqueeze(1), si.unsqueeze(0))[0].squeeze(1)
+                   for gru, ui, si in zip(self.grus, u.split(g.P, dim=-1), s.split(g.S, dim=-1))]
+        states = torch.cat(members, dim=-1)  # (T, S): the memory after each token
+        risk, resp = h.readout(states, u)
+        return torch.sigmoid(risk), torch.sigmoid(resp), states[-1:]
+
+
+class InitModule(nn.Module):
+    """The exported memory initialiser: prompt taps -> s_0."""
+
+    def __init__(self, head: SLDHead) -> None:
+        super().__init__()
+        self.head = head
+
+    def forward(self, p: torch.Tensor):
+        return self.head.init_state(p)
 
 
 def save_head(head: SLDHead, path: str | Path) -> None:

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from engines.common.backbone import chat_prompt_ids, load_backbone
@@ -20,9 +19,15 @@ from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.detok import IncrementalDecoder, token_pieces
-from engines.guardrail.export import BLOCK_ONNX, INIT_ONNX, STEP_ONNX, load_head
+from engines.guardrail.export import (
+    BLOCK_ONNX,
+    INIT_ONNX,
+    STEP_ONNX,
+    BlockStepModule,
+    GroupedStepModule,
+    load_head,
+)
 from engines.guardrail.features import tap, teacher_forced
-from engines.guardrail.head import BlockStepModule, GroupedStepModule
 from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
@@ -313,11 +318,6 @@ def _policy_name(policy, cfg: GuardConfig) -> str:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return policy
-
-
-def risk_curve(risks: list[float]) -> np.ndarray:
-    """Risks as a float array (helper for plots)."""
-    return np.asarray(risks, dtype=float)
 
 
 _SHARED: dict[tuple[str, str], Guardrail] = {}

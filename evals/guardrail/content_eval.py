@@ -2,7 +2,7 @@
 
 Shared by ``scripts/guardrail_train.py`` (the head's ``metrics.json``) and
 ``benchmarks/guardrail_baselines.py`` (baselines on the same figures). Every function takes per-reply
-token risk traces and the replies' :class:`~engines.guardrail.train.Example` records; the stop
+token risk traces and the replies' :class:`~evals.guardrail.train.Example` records; the stop
 policy (threshold, patience) is always given, picked on dev beforehand.
 
 * :func:`paired_bar`: of the held-out harmful prompts whose compliant reply is content-harmful
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engines.guardrail.metrics import f1_scores, stop_index
-from engines.guardrail.train import Example
+from evals.guardrail.train import Example
 
 BENIGN_HELD_OUT = "inspect_evals/writingbench"
 EVERYDAY = "own/everyday"
@@ -132,7 +132,7 @@ def flat_traces(exs: Sequence[Example], probs: Sequence[float]) -> list[list[flo
 def prefill_bar(traces: Sequence[Sequence[float]], exs: Sequence[Example], threshold: float, patience: int,
                 prefill_len: dict[str, int], within: int = 8) -> dict:
     """Prefill-attack test view: of the prefilled replies labelled non-safe under the strict levels
-    (``e.label`` here is the strict label, see :func:`engines.guardrail.train.strict_examples`), the
+    (``e.label`` here is the strict label, see :func:`evals.guardrail.train.strict_examples`), the
     share stopped no later than ``within`` tokens after the prefilled opener ends (stop index <
     opener tokens + ``within``), and the share stopped at all.
 

@@ -1,7 +1,7 @@
 """Training and evaluation helpers for the SLD head (used by ``scripts/guardrail_train.py``).
 
-The feature cache is written by ``evals/guardrail/data.py``; nothing here touches the
-backbone, so retraining takes seconds to minutes on a CPU.
+The feature cache is written by the data build (:mod:`evals.guardrail.content_data` and friends);
+nothing here touches the backbone, so retraining takes seconds to minutes on a CPU.
 """
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ import numpy as np
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import SLDHead, atc_loss, distill_loss, ordinal_atc_loss
+from engines.guardrail.head import SLDHead
+from engines.guardrail.losses import atc_loss, distill_loss, ordinal_atc_loss
 from engines.guardrail.metrics import f1_scores, streaming_report
+from evals.guardrail.data import TAPS
 
 
 @dataclass
@@ -37,10 +39,7 @@ class Example:
     strict_anchor: int | None = None  # first token where the reply starts going along
 
 
-CACHE_LAYERS = (9, 15, 21, 30)  # the layers evals/guardrail/data.py stores, in this order
-
-
-def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = CACHE_LAYERS) -> torch.Tensor:
+def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = TAPS) -> torch.Tensor:
     """Column indices of ``cfg.layers`` inside a cached feature row.
 
     >>> columns(GuardConfig(layers=(15, 30), hidden_size=2), hidden=2, cache_layers=(9, 15, 21, 30)).tolist()
@@ -80,7 +79,7 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
             label, anchor = r.get("label"), r.get("anchor")
             if lv is not None and label is None:  # views labelled only in three levels
                 label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
-            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled"):
+            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled", "contrast"):
                 label, anchor = 0, None  # a reply to a benign request not read: safe by the guideline's rule
             if label is None:
                 continue
@@ -232,7 +231,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                max_false_stop: float = 0.05, log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
-    ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.head.ordinal_atc_loss`
+    ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.losses.ordinal_atc_loss`
     on the loose labels and the examples' strict targets); each policy's threshold and patience are
     picked on dev against its own labels (:func:`dev_policies`) and the epoch by their mean dev F1.
     ``max_false_stop`` caps each dev view's share of stopped replies to benign requests.
@@ -240,7 +239,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
     ``soft_labels`` makes the response-level targets the mean human harm score where one exists;
-    ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.head.distill_loss` towards that
+    ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.losses.distill_loss` towards that
     (trained, frozen) head's outputs on the same training replies; ``head_cls`` is the head to fit
     (an :class:`SLDHead` subclass with another memory cell, for the dev-only sweep);
     ``pooled_dev`` picks epoch and policy by the pooled dev F1 (:func:`pick_policy`).
