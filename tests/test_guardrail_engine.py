@@ -4,6 +4,8 @@ The backbone loads once per session (module fixture); each stream is a few token
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -125,6 +127,25 @@ def test_bad_backend_and_bad_score_input(guards):
         Guardrail.load("tensorflow")
     with pytest.raises(InputError, match="empty"):
         guards["torch"].score("hi", "")
+
+
+def test_score_is_bounded_by_tokens_and_the_message_names_the_cap(guards):
+    """Issue #39 item 11: 2,000 characters of CJK Extension B pass the character cap but are ~8,000
+    tokens; they are refused before any forward pass, with the token cap named. A reply of the same
+    script within a (lowered) token cap is scored, every token of it."""
+    g = guards["torch"]
+    ext_b = "".join(chr(0x20000 + 97 * k % 0xA6DF) for k in range(2000))  # U+20000..U+2A6DF
+    n = len(g.bb.tokenizer(ext_b, add_special_tokens=False)["input_ids"])
+    assert len(ext_b) <= g.cfg.max_response_chars and n > 3 * g.cfg.max_response_tokens  # chars alone would admit it
+    with pytest.raises(InputError, match=rf"{n:,} tokens long; the limit is {g.cfg.max_response_tokens:,} tokens"):
+        g.score("Translate this.", ext_b)
+    small = Guardrail(g.head, replace(g.cfg, max_response_tokens=12), "torch", g.bb, g.device, g.asset_dir)
+    short = ext_b[:3]
+    k = len(g.bb.tokenizer(short, add_special_tokens=False)["input_ids"])
+    assert k <= 12 < len(g.bb.tokenizer(ext_b[:6], add_special_tokens=False)["input_ids"])
+    assert len(small.score("Translate this.", short).risks) == k
+    with pytest.raises(InputError, match="the limit is 12 tokens"):
+        small.score("Translate this.", ext_b[:6])
 
 
 @pytest.mark.parametrize("text", ["Party tonight 🎉🍻 — see you there!", "日本語のテキストです。", "naïve café, déjà vu"])

@@ -25,7 +25,10 @@ class GuardConfig:
         max_new_tokens: default number of tokens to generate when streaming.
         max_prompt_chars: longest prompt accepted, in characters.
         max_prompt_tokens: the user text is cut to this many tokens before the chat template.
-        max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters.
+        max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters (a cheap bound
+            on the tokenizer's work).
+        max_response_tokens: longest reply :meth:`Guardrail.score` accepts, in SmolLM2 tokens: the bound on
+            its time and memory (a character of CJK Extension B is about 4 tokens, of English about 0.25).
         members: heads folded into this one by :func:`engines.guardrail.head.merge_heads` (their
             widths stacked as block-diagonal groups; the risk logit is their mean); 1 for a plain head.
         proj_bits: bits per projection weight once block-quantised
@@ -53,6 +56,7 @@ class GuardConfig:
     max_prompt_chars: int = 4000
     max_prompt_tokens: int = 256
     max_response_chars: int = 8000
+    max_response_tokens: int = 2048
     # --- folded ensemble and weight format ---
     members: int = 1
     proj_bits: int | None = None
@@ -62,7 +66,7 @@ class GuardConfig:
         if not self.layers or any(x < 1 for x in self.layers):
             raise ValueError(f"layers={self.layers}: give one or more decoder layer indices >= 1")
         for name in ("hidden_size", "proj_dim", "state_dim", "max_new_tokens", "max_prompt_chars",
-                     "max_prompt_tokens", "max_response_chars"):
+                     "max_prompt_tokens", "max_response_chars", "max_response_tokens"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name}={getattr(self, name)}: must be a positive integer")
         if not 0.0 <= self.dropout < 1.0:

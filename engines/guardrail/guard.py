@@ -81,6 +81,22 @@ class RiskTrace:
     def stopped(self) -> bool:
         return self.stop_index is not None
 
+    def to_dict(self) -> dict:
+        """The trace as plain JSON (what the MCP tool returns): ``would_stop``, ``stop_token`` (1-based
+        or None), ``stop_level``, ``policy``, ``tokens`` (count), ``max_risk``, ``response_risk``,
+        ``threshold``, ``patience`` and ``token_risks`` ([token, risk, level] per token), risks to 4 places.
+
+        >>> RiskTrace(["Hi", "!"], [0.1, 0.95], 1, 0.9, 1, 0.5, policy="loose", stop_level="unsafe",
+        ...           levels=["safe", "unsafe"]).to_dict()["stop_token"]
+        2
+        """
+        return {"would_stop": self.stopped, "stop_token": None if self.stop_index is None else self.stop_index + 1,
+                "stop_level": self.stop_level, "policy": self.policy, "tokens": len(self.risks),
+                "max_risk": round(max(self.risks), 4) if self.risks else 0.0,
+                "response_risk": round(float(self.response_risk), 4), "threshold": self.threshold,
+                "patience": self.patience,
+                "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(self.tokens, self.risks, self.levels)]}
+
 
 def _check_text(name: str, value, limit: int) -> str:
     if not isinstance(value, str):
@@ -296,6 +312,9 @@ class Guardrail:
         p_ids = self._prompt_ids(prompt)[0].tolist()
         tok = self.bb.tokenizer
         r_ids = tok(response, add_special_tokens=False)["input_ids"]
+        if len(r_ids) > self.cfg.max_response_tokens:  # the cost is per token: CJK or emoji run 3-4 tokens a character
+            raise InputError(f"response is {len(r_ids):,} tokens long; the limit is {self.cfg.max_response_tokens:,} "
+                             f"tokens (about {4 * self.cfg.max_response_tokens:,} characters of English); score a shorter reply")
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
         per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
         state = self._init(prompt_taps.to(self.device))
