@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.export import export_onnx, save_head
+from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.head import merge_heads
 from evals.guardrail import content_eval as ce
 from evals.guardrail.attack_replies import prefill_lengths
@@ -72,7 +72,15 @@ def main() -> None:
                     "are used; default: evals/guardrail/level_labels.jsonl and contrast_labels.jsonl)")
     ap.add_argument("--max-false-stop", type=float, default=0.05,
                     help="cap on each dev view's share of stopped replies to benign requests")
-    ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
+    ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2 (loose members)")
+    ap.add_argument("--policy-heads", action="store_true", help="one group of seed members per policy (strict on "
+                    "the three-level strict targets, loose on the loose labels), folded into one two-output head")
+    ap.add_argument("--cap-by", choices=("view", "family"), default="view", help="apply the dev false-stop cap to "
+                    "every dev view, or to every benign family (view and source)")
+    ap.add_argument("--members-dir", type=Path, default=None, help="keep trained members here and reuse them "
+                    "(lets the two policy groups train in parallel processes)")
+    ap.add_argument("--group", choices=("both", "strict", "loose"), default="both",
+                    help="with --policy-heads and --members-dir: train only this group's members and stop")
     ap.add_argument("--dev-only", action="store_true", help="train and pick on dev, print the dev figures and stop "
                     "(no test split read, nothing written): for choosing settings")
     ap.add_argument("--out", type=Path, default=ASSETS)
@@ -81,7 +89,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     t0 = time.time()
     levels = None
-    if args.ordinal:
+    if args.ordinal or args.policy_heads:
         levels = first_pass(*(args.levels or ()))
     exs = load_cache(args.cache, levels)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
@@ -90,21 +98,43 @@ def main() -> None:
     cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
                       proj_dim=args.proj_dim, state_dim=args.state_dim)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
+    common = {"epochs": args.epochs, "lr": args.lr, "lam_atc": args.lam_atc, "weight_decay": args.weight_decay,
+              "lam_pol": args.lam_pol, "pol_patience": args.pol_patience, "pooled_dev": args.pooled_dev,
+              "max_false_stop": args.max_false_stop, "cap_by": args.cap_by, "log": lambda *a: print(*a, flush=True)}
+    if args.policy_heads:  # one group of members per policy, each on its own targets
+        groups = {"strict": strict_examples(split["train"])[0], "loose": split["train"]}
+        dev_sets = {"strict": strict_examples(split["dev"])[0], "loose": split["dev"]}
+        weights = {"strict": None, "loose": view_weight}
+    else:
+        groups, dev_sets, weights = {"one": split["train"]}, {"one": split["dev"]}, {"one": view_weight}
     members, infos = [], []
-    for seed in seeds:
-        print(f"--- seed {seed}", flush=True)
-        h, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=seed,
-                             lam_atc=args.lam_atc, weight_decay=args.weight_decay, lam_pol=args.lam_pol,
-                             pol_patience=args.pol_patience, pooled_dev=args.pooled_dev, ordinal=args.ordinal,
-                             max_false_stop=args.max_false_stop, view_weight=view_weight,
-                             log=lambda *a: print(*a, flush=True))
-        members.append(h)
-        infos.append(info)
-    head = members[0] if len(members) == 1 else merge_heads(members)
+    for group, train in groups.items():
+        for seed in seeds:
+            path = args.members_dir / f"{group}_seed{seed}.pt" if args.members_dir else None
+            if path is not None and path.is_file():  # trained by an earlier (or parallel) run of this command
+                h, info = load_head(path), json.loads(path.with_suffix(".json").read_text())
+                print(f"--- {group} seed {seed}: loaded {path}", flush=True)
+            elif args.group not in ("both", group):
+                sys.exit(f"{path} missing: train the {group} members first (--group {group})")
+            else:
+                print(f"--- {group} seed {seed}", flush=True)
+                h, info = train_head(cfg, train, dev_sets[group], seed=seed, ordinal=args.ordinal,
+                                     view_weight=weights[group], **common)
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    save_head(h, path)
+                    path.with_suffix(".json").write_text(json.dumps({k: v for k, v in info.items() if k != "policies"}))
+            members.append(h)
+            infos.append(info | {"group": group})
+    if args.group != "both" and args.policy_heads:
+        print(f"trained the {args.group} members into {args.members_dir}", flush=True)
+        return
+    sizes = [len(seeds)] * len(groups) if args.policy_heads else None
+    head = members[0] if len(members) == 1 else merge_heads(members, outputs=sizes)
     if args.proj_bits:  # the deployed weights change, so the policies are picked on dev for them
         head = head.quantize_projection(args.proj_bits)
-    pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop}
-    if args.ordinal:
+    pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop, "cap_by": args.cap_by}
+    if args.ordinal or args.policy_heads:
         pols = dev_policies(head, split["dev"], **pick)
     else:
         thr, pat, reps = dev_policy(head, split["dev"], **pick)
@@ -122,6 +152,7 @@ def main() -> None:
         cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
     test_exs = split["test"]
     traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))
+    strict_traces = head_traces(head, test_exs, columns(cfg, cfg.hidden_size), policy="strict")[0]
     test = evaluate(head, test_exs, cfg.threshold, cfg.patience)
     content = {
         "paired": ce.paired_bar(traces, test_exs, cfg.threshold, cfg.patience),
@@ -132,7 +163,7 @@ def main() -> None:
     strict = None
     if "strict" in pols:
         s_exs, s_idx = strict_examples(test_exs)
-        s_tr = [traces[k] for k in s_idx]
+        s_tr = [strict_traces[k] for k in s_idx]
         thr_s, pat_s = cfg.strict_threshold, cfg.strict_patience
         strict = {
             "views": {v: ce.view_summary(s_tr, s_exs, thr_s, pat_s, v) for v in sorted({e.view for e in s_exs})},
@@ -153,6 +184,7 @@ def main() -> None:
         "lr": args.lr, "pooled_dev": args.pooled_dev,
         "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience,
         "projection_bits": args.proj_bits, "ordinal": args.ordinal, "max_false_stop": args.max_false_stop,
+        "policy_heads": args.policy_heads, "cap_by": args.cap_by, "member_groups": [i["group"] for i in infos],
         "view_weight": view_weight,
         "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in sorted({e.view for e in exs})}

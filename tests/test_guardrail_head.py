@@ -355,10 +355,11 @@ def _heads():
     yield "random-small", _head(seed=1)
     yield "random-small-4bit", _head(seed=1).quantize_projection(4)
     yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
+    yield "two-output-4bit", merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
     yield "trained", load_head(ASSET_DIR / "sld_head.pt")  # committed: missing is a failure
 
 
-@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit", "trained"])
 @pytest.mark.parametrize("batch", [1, 4])
 def test_onnx_matches_torch(which, batch, tmp_path):
     """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
@@ -406,7 +407,7 @@ def _token_by_token(head: SLDHead, x: torch.Tensor, s: torch.Tensor):
     return torch.cat(risks), torch.cat(resps), s
 
 
-@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit", "trained"])
 @pytest.mark.parametrize("tokens", [1, 2, 7])
 def test_block_step_is_the_token_by_token_step(which, tokens):
     """T tokens scored in one BlockStepModule call give the risks, response probs and final state of
@@ -438,7 +439,7 @@ def test_blocks_chain_through_their_state():
     torch.testing.assert_close(st, whole[2], atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("which", ["random-small", "merged-4bit", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "merged-4bit", "two-output-4bit", "trained"])
 def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
     """The exported block graph has a dynamic token axis and agrees with torch to 1e-4 at every length,
     including one token; its 4-bit projection runs as MatMulNBits."""

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+POLICY_COLUMNS = ("strict", "loose")
+"""Column order of a two-output head's risks (``GuardConfig.outputs == 2``)."""
+
 
 @dataclass
 class GuardConfig:
@@ -33,6 +36,8 @@ class GuardConfig:
             widths stacked as block-diagonal groups; the risk logit is their mean); 1 for a plain head.
         proj_bits: bits per projection weight once block-quantised
             (:meth:`SLDHead.quantize_projection`); None for float weights.
+        outputs: risk read-outs: 1 = one risk that both policies threshold; 2 = a strict and a loose
+            risk (columns in :data:`POLICY_COLUMNS` order), each the mean of its own members.
 
     >>> GuardConfig(members=3, proj_bits=4).members
     3
@@ -60,6 +65,7 @@ class GuardConfig:
     # --- folded ensemble and weight format ---
     members: int = 1
     proj_bits: int | None = None
+    outputs: int = 1
 
     def __post_init__(self) -> None:
         self.layers = tuple(int(x) for x in self.layers)
@@ -84,6 +90,8 @@ class GuardConfig:
                 raise ValueError(f"strict_patience={self.strict_patience}: must be at least 1 token")
         if int(self.members) < 1:
             raise ValueError(f"members={self.members}: a head folds at least 1 member")
+        if int(self.outputs) not in (1, 2):
+            raise ValueError(f"outputs={self.outputs}: use 1 (one risk for both policies) or 2 (strict, loose)")
         if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
             raise ValueError(f"proj_bits={self.proj_bits}: use None (float) or 2..8 bits")
 
@@ -102,6 +110,14 @@ class GuardConfig:
     def in_dim(self) -> int:
         """Width of the concatenated taps the head reads per token."""
         return len(self.layers) * self.hidden_size
+
+    def column(self, name: str) -> int:
+        """The risk column a policy reads: 0 for a one-output head, else its place in :data:`POLICY_COLUMNS`.
+
+        >>> GuardConfig(outputs=2).column("loose"), GuardConfig().column("loose")
+        (1, 0)
+        """
+        return POLICY_COLUMNS.index(name) if int(self.outputs) == 2 else 0
 
     def policy(self, name: str) -> tuple[float, int]:
         """(threshold, patience) of the ``"strict"`` or ``"loose"`` stop policy.

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from engines.common.backbone import chat_prompt_ids, load_backbone
 from engines.common.device import get_device
 from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
-from engines.guardrail.config import GuardConfig
+from engines.guardrail.config import POLICY_COLUMNS, GuardConfig
 from engines.guardrail.detok import IncrementalDecoder, token_pieces
 from engines.guardrail.export import (
     BLOCK_ONNX,
@@ -32,7 +33,7 @@ from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
 BACKENDS = ("torch", "onnx")
-POLICIES = ("strict", "loose")
+POLICIES = POLICY_COLUMNS
 LEVELS = ("safe", "complies", "unsafe")
 MAX_BLOCK = 64  # most tokens scored per head call in Guardrail.stream(block=...)
 
@@ -178,26 +179,27 @@ class Guardrail:
             return self.head.init_state(prompt_taps.float())
 
     def _step(self, taps: torch.Tensor, state):
-        """One head step -> (risk, response prob, new state)."""
+        """One head step -> (risks, response probs, new state); risks and response probs are
+        (strict, loose) pairs (the same value twice for a one-output head)."""
         if self.backend == "onnx":
             risk, resp, st = self._step_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
-            return float(risk[0]), float(resp[0]), st
-        with torch.no_grad():
-            risk, resp, st = self._torch_step(taps.float(), state)
-        return float(risk[0]), float(resp[0]), st
+        else:
+            with torch.no_grad():
+                risk, resp, st = self._torch_step(taps.float(), state)
+        return _pair(risk[0]), _pair(resp[0]), st
 
     def _block(self, taps: torch.Tensor, state):
         """Consecutive tokens of one reply, taps (T, k * H), in one head call (:class:`BlockStepModule`)
-        -> (T risks, response prob after the last token, state after the last token)."""
+        -> (T (strict, loose) risk pairs, response probs after the last token, state after the last token)."""
         if taps.shape[0] == 1:
             risk, resp, st = self._step(taps, state)
             return [risk], resp, st
         if self.backend == "onnx":
             risk, resp, st = self._block_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
-            return risk.tolist(), float(resp[-1]), st
-        with torch.no_grad():
-            risk, resp, st = self._torch_block(taps.float(), state)
-        return risk.tolist(), float(resp[-1]), st
+        else:
+            with torch.no_grad():
+                risk, resp, st = self._torch_block(taps.float(), state)
+        return [_pair(r) for r in risk], _pair(resp[-1]), st
 
     def _policy(self, threshold, patience, policy=None) -> tuple[float, int, str]:
         """(threshold, patience, policy name): the policy's dev-picked values unless given."""
@@ -209,12 +211,14 @@ class Guardrail:
             raise InputError(f"threshold={thr}: choose a value strictly between 0 and 1")
         return thr, _whole("patience", pat, 64), name
 
-    def level_of(self, risk: float) -> str:
-        """The level a token's risk reaches: ``unsafe`` at the loose threshold, ``complies`` at the
-        strict one, else ``safe`` (one ordinal risk, :data:`~engines.guardrail.head.ORDINAL_CUT`)."""
-        if risk >= self.cfg.threshold:
+    def level_of(self, risk: float | tuple[float, float]) -> str:
+        """The level a token reaches: ``unsafe`` when its loose risk reaches the loose threshold,
+        ``complies`` when its strict risk reaches the strict one, else ``safe``. ``risk`` is a
+        (strict, loose) pair, or one float for a head whose policies read one risk."""
+        strict, loose = _pair(risk)
+        if loose >= self.cfg.threshold:
             return "unsafe"
-        if self.cfg.strict_threshold is not None and risk >= self.cfg.strict_threshold:
+        if self.cfg.strict_threshold is not None and strict >= self.cfg.strict_threshold:
             return "complies"
         return "safe"
 
@@ -247,7 +251,8 @@ class Guardrail:
         >>> ev = list(g.stream("Say hi.", max_new_tokens=4)); len(ev) <= 4   # doctest: +SKIP
         True
         """
-        thr, pat, _ = self._policy(threshold, patience, policy)
+        thr, pat, name = self._policy(threshold, patience, policy)
+        col = POLICY_COLUMNS.index(name)
         n_new = _whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens, 512)
         block = _whole("block", block, MAX_BLOCK)
         ids = self._prompt_ids(prompt)
@@ -282,14 +287,15 @@ class Guardrail:
             block_taps = pending[0][2] if len(pending) == 1 else torch.cat([p[2] for p in pending])
             risks, _, state = self._block(block_taps, state)
             head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
-            for (j, tid, _, lm_ms, end), risk in zip(pending, risks):
+            for (j, tid, _, lm_ms, end), both in zip(pending, risks):
+                risk = both[col]
                 if stopped_at is not None:
-                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(risk))
+                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both))
                     continue
                 text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(risk))
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both))
                 if fired:
                     stopped_at = j
                     if not shadow:
@@ -319,13 +325,23 @@ class Guardrail:
         per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
         state = self._init(prompt_taps.to(self.device))
         t0 = time.perf_counter()
-        risks, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
-        times = [(time.perf_counter() - t0) * 1e3 / len(risks)] * len(risks)
+        pairs, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
+        times = [(time.perf_counter() - t0) * 1e3 / len(pairs)] * len(pairs)
+        col = POLICY_COLUMNS.index(name)
+        risks = [p[col] for p in pairs]
         tokens = token_pieces(tok.decode, r_ids)
         stop = stop_index(risks, thr, pat)
-        levels = [self.level_of(r) for r in risks]
-        return RiskTrace(tokens, risks, stop, thr, pat, resp, times, name,
+        levels = [self.level_of(p) for p in pairs]
+        return RiskTrace(tokens, risks, stop, thr, pat, resp[col], times, name,
                          None if stop is None else levels[stop], levels)
+
+
+def _pair(values) -> tuple[float, float]:
+    """(strict, loose) from one head output: a two-output row, or one value both policies read."""
+    if isinstance(values, (int, float)):
+        return float(values), float(values)
+    flat = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+    return (flat[0], flat[0]) if len(flat) == 1 else (flat[0], flat[1])
 
 
 def _policy_name(policy, cfg: GuardConfig) -> str:

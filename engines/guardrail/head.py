@@ -18,6 +18,7 @@ One step costs O(1) in the length of the reply: the head never re-reads the pref
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import torch
@@ -64,8 +65,8 @@ class SLDHead(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
         self.init = nn.Linear(cfg.proj_dim, cfg.state_dim)
         self.gru = nn.GRU(cfg.proj_dim, cfg.state_dim, batch_first=True)
-        self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, 1)
-        self.resp = nn.Linear(cfg.state_dim, 1)
+        self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, int(cfg.outputs))
+        self.resp = nn.Linear(cfg.state_dim, int(cfg.outputs))
 
     @property
     def projection_bits(self) -> int | None:
@@ -131,8 +132,10 @@ class SLDHead(nn.Module):
     def readout(self, states: torch.Tensor, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Risk and response logits from memory states and per-token inputs (Eq. 4 of Kelp):
         ``z_t = w_r [s_t; u_t] + b_r``, ``q_t = w_q s_t + b_q``; shapes (..., S), (..., P) -> (...), (...).
-        The one read-out every path uses (training, the step, the block and their ONNX graphs)."""
-        return self.risk(torch.cat([states, u], dim=-1)).squeeze(-1), self.resp(states).squeeze(-1)
+        The one read-out every path uses (training, the step, the block and their ONNX graphs). A
+        two-output head (``cfg.outputs == 2``) returns (..., 2): the strict and the loose risk."""
+        z, q = self.risk(torch.cat([states, u], dim=-1)), self.resp(states)
+        return (z.squeeze(-1), q.squeeze(-1)) if z.shape[-1] == 1 else (z, q)
 
     def memory(self, u: torch.Tensor, s0: torch.Tensor) -> torch.Tensor:
         """The memory over whole replies: inputs u (B, T, P) from state s0 (B, S) -> the states the
@@ -141,9 +144,12 @@ class SLDHead(nn.Module):
 
 
 @torch.no_grad()
-def merge_heads(heads: list[SLDHead]) -> SLDHead:
+def merge_heads(heads: list[SLDHead], outputs: Sequence[int] | None = None) -> SLDHead:
     """Fold K trained heads (same layers and widths) into one SLD head whose risk and response
     logits are the mean of the members' logits: a seed ensemble that is still one plain head.
+    With ``outputs`` (member counts per read-out, e.g. ``(3, 3)``: the first three heads form the
+    strict risk, the last three the loose one) the head gets one risk and response column per group,
+    each the mean of its own members (``cfg.outputs = len(outputs)``).
 
     Exact because every member's maths is block-separable: each member's LayerNorm affine is
     folded into its block of the (shared-input) projection, the init and GRU weights become
@@ -152,26 +158,33 @@ def merge_heads(heads: list[SLDHead]) -> SLDHead:
     and ``K * state_dim`` (the off-block zeros count as parameters); the step stays O(1).
 
     >>> cfg = GuardConfig(layers=(1,), hidden_size=8, proj_dim=4, state_dim=3)
-    >>> hs = [SLDHead(cfg).eval() for _ in range(2)]
+    >>> hs = [SLDHead(cfg).eval() for _ in range(3)]
     >>> x, p = torch.randn(1, 5, 8), torch.randn(1, 8)
-    >>> m = merge_heads(hs)
+    >>> m = merge_heads(hs[:2])
     >>> bool(torch.allclose(m(x, p)[0], (hs[0](x, p)[0] + hs[1](x, p)[0]) / 2, atol=1e-6))
+    True
+    >>> two = merge_heads(hs, outputs=(2, 1))(x, p)[0]
+    >>> bool(torch.allclose(two[..., 0], m(x, p)[0], atol=1e-6) and torch.allclose(two[..., 1], hs[2](x, p)[0], atol=1e-6))
     True
     """
     k, c = len(heads), heads[0].cfg
     P, S = c.proj_dim, c.state_dim
+    sizes = [k] if outputs is None else [int(n) for n in outputs]
+    if sum(sizes) != k or min(sizes) < 1:
+        raise ValueError(f"outputs={outputs}: member counts must be positive and add up to the {k} heads")
     for h in heads:
-        if (h.cfg.layers, h.cfg.hidden_size, h.cfg.proj_dim, h.cfg.state_dim, h.cfg.prompt_init) != \
-                (c.layers, c.hidden_size, P, S, c.prompt_init):
-            raise ValueError("merge_heads needs heads with the same layers, widths and prompt_init")
+        if (h.cfg.layers, h.cfg.hidden_size, h.cfg.proj_dim, h.cfg.state_dim, h.cfg.prompt_init, h.cfg.outputs) != \
+                (c.layers, c.hidden_size, P, S, c.prompt_init, 1):
+            raise ValueError("merge_heads needs one-output heads with the same layers, widths and prompt_init")
     members = k * int(c.members)  # merging merged heads nests the blocks the same way
     # the merged head is float; quantize_projection() it afterwards (members' grids are not kept)
-    m = SLDHead(GuardConfig(**{**c.to_dict(), "proj_dim": k * P, "state_dim": k * S,
-                               "proj_bits": None, "members": members})).to(heads[0].proj.weight)
+    m = SLDHead(GuardConfig(**{**c.to_dict(), "proj_dim": k * P, "state_dim": k * S, "proj_bits": None,
+                               "members": members, "outputs": len(sizes)})).to(heads[0].proj.weight)
     for n in m.norms:
         n.weight.fill_(1.0)
         n.bias.zero_()
-    for w in (m.proj.weight, m.init.weight, m.gru.weight_ih_l0, m.gru.weight_hh_l0):
+    for w in (m.proj.weight, m.init.weight, m.gru.weight_ih_l0, m.gru.weight_hh_l0, m.risk.weight, m.risk.bias,
+              m.resp.weight, m.resp.bias):
         w.zero_()
     for j, h in enumerate(heads):
         g = torch.cat([n.weight for n in h.norms])
@@ -187,10 +200,14 @@ def merge_heads(heads: list[SLDHead]) -> SLDHead:
             m.gru.weight_hh_l0[mo, rs] = h.gru.weight_hh_l0[ho]
             m.gru.bias_ih_l0[mo] = h.gru.bias_ih_l0[ho]
             m.gru.bias_hh_l0[mo] = h.gru.bias_hh_l0[ho]
-    w_s = torch.cat([h.risk.weight[:, :S] for h in heads], 1)
-    w_u = torch.cat([h.risk.weight[:, S:] for h in heads], 1)
-    m.risk.weight.copy_(torch.cat([w_s, w_u], 1) / k)
-    m.risk.bias.copy_(sum(h.risk.bias for h in heads) / k)
-    m.resp.weight.copy_(torch.cat([h.resp.weight for h in heads], 1) / k)
-    m.resp.bias.copy_(sum(h.resp.bias for h in heads) / k)
+    start = 0
+    for o, n in enumerate(sizes):  # read-out o: the mean of its own members' read-outs
+        for j in range(start, start + n):
+            h = heads[j]
+            m.risk.weight[o, j * S:(j + 1) * S] = h.risk.weight[0, :S] / n
+            m.risk.weight[o, k * S + j * P:k * S + (j + 1) * P] = h.risk.weight[0, S:] / n
+            m.risk.bias[o] += h.risk.bias[0] / n
+            m.resp.weight[o, j * S:(j + 1) * S] = h.resp.weight[0] / n
+            m.resp.bias[o] += h.resp.bias[0] / n
+        start += n
     return m.eval()

@@ -137,14 +137,19 @@ def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, 
 
 
 @torch.no_grad()
-def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tuple[list[list[float]], list[float]]:
-    """Token risks per reply and the final response-level probability, in eval mode."""
+def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
+                policy: str = "loose") -> tuple[list[list[float]], list[float]]:
+    """Token risks per reply and the final response-level probability, in eval mode (the risk column
+    ``policy`` reads on a two-output head)."""
     head.eval()
+    col = head.cfg.column(policy) if head.cfg.outputs > 1 else None
     traces, resp = [], []
     for b in range(0, len(exs), batch):
         sub = exs[b: b + batch]
         x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
+        if col is not None:
+            rl, ql = rl[..., col], ql[..., col]
         r, q = torch.sigmoid(rl), torch.sigmoid(ql)
         for k, e in enumerate(sub):
             n = e.feats.shape[0]
@@ -171,30 +176,29 @@ def window_peak(trace: Sequence[float], patience: int) -> float:
 
 
 def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
-                thresholds: Sequence[float] = THRESHOLDS) -> tuple[float, int, dict]:
+                thresholds: Sequence[float] = THRESHOLDS, cap_by: str = "view") -> tuple[float, int, dict]:
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
 
     ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
-    F1s (every harmful dev reply counts once, whatever its view). The per-view reports of the
-    chosen policy are returned either way (``"pooled"`` added when used).
+    F1s (every harmful dev reply counts once, whatever its view). ``cap_by="family"`` caps the share
+    of stopped replies to benign requests in every benign family (view and source) instead of every
+    view. The per-view reports of the chosen policy are returned either way (``"pooled"`` added when used).
     """
+    if cap_by not in ("view", "family"):
+        raise ValueError(f"cap_by={cap_by!r}: use 'view' or 'family'")
     views = sorted({e.view for e in exs})
     y = np.array([e.label for e in exs], bool)
     view_of = np.array([e.view for e in exs])
     benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
+    group_of = view_of if cap_by == "view" else np.array([f"{e.view}/{e.source}" for e in exs])
+    groups = [view_of == v for v in views] if cap_by == "view" else [group_of == g for g in sorted(set(group_of))]
     best = None
     for pat in PATIENCES:
         peak = np.array([window_peak(t, pat) for t in traces])
         for thr in thresholds:
             pred = peak >= thr
-            ok = True
-            f1s = []
-            for v in views:
-                in_v = view_of == v
-                b = in_v & benign
-                if b.any() and pred[b].mean() > max_false_stop:
-                    ok = False
-                f1s.append(f1_scores(y[in_v], pred[in_v])["f1"])
+            ok = all(not (g & benign).any() or pred[g & benign].mean() <= max_false_stop for g in groups)
+            f1s = [f1_scores(y[view_of == v], pred[view_of == v])["f1"] for v in views]
             score = (ok, f1_scores(y, pred)["f1"] if pooled else float(np.mean(f1s)))
             if best is None or score > best[0]:
                 best = (score, float(thr), pat)
@@ -211,10 +215,10 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
 
 
 def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False,
-               max_false_stop: float = 0.05) -> tuple[float, int, dict]:
+               max_false_stop: float = 0.05, cap_by: str = "view") -> tuple[float, int, dict]:
     """Threshold, patience and per-view dev reports of a trained head, by :func:`pick_policy`."""
     traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-    return pick_policy(traces, dev, pooled=pooled, max_false_stop=max_false_stop)
+    return pick_policy(traces, dev, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by)
 
 
 def dev_score(reps: dict) -> float:
@@ -228,13 +232,14 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
                soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
                head_cls: type[SLDHead] = SLDHead, pooled_dev: bool = False, ordinal: bool = False,
-               max_false_stop: float = 0.05, log=print) -> tuple[SLDHead, dict]:
+               max_false_stop: float = 0.05, cap_by: str = "view", log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
     ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.losses.ordinal_atc_loss`
     on the loose labels and the examples' strict targets); each policy's threshold and patience are
     picked on dev against its own labels (:func:`dev_policies`) and the epoch by their mean dev F1.
-    ``max_false_stop`` caps each dev view's share of stopped replies to benign requests.
+    ``max_false_stop`` caps each dev view's (``cap_by="family"``: each benign family's) share of
+    stopped replies to benign requests.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
@@ -299,7 +304,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             tot += float(loss.detach()) * len(ch)
         sched.step()
         if ordinal:
-            pols = dev_policies(head, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            pols = dev_policies(head, dev, pooled=pooled_dev, max_false_stop=max_false_stop, cap_by=cap_by)
             f1 = float(np.mean([p["dev_f1"] for p in pols.values()]))
             log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev F1 strict {pols['strict']['dev_f1']:.3f} "
                 f"(thr {pols['strict']['threshold']}, patience {pols['strict']['patience']}) loose "
@@ -307,7 +312,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             pol = (pols["loose"]["threshold"], pols["loose"]["patience"], ep + 1, pols)
         else:
             traces, _ = head_traces(head, dev, cols)
-            thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev, max_false_stop=max_false_stop, cap_by=cap_by)
             f1 = dev_score(reps)
             log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
             pol = (thr, pat, ep + 1, None)
@@ -322,15 +327,16 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
 
 
 def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
-                 max_false_stop: float = 0.05) -> dict[str, dict]:
-    """Both stop policies of an ordinal head, each picked on dev against its own labels:
-    {"strict"|"loose": {"threshold", "patience", "dev_f1", "reps"}}. Strict is scored on the dev
-    replies whose strict level is known (:func:`strict_examples`)."""
-    traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
+                 max_false_stop: float = 0.05, cap_by: str = "view") -> dict[str, dict]:
+    """Both stop policies of an ordinal or two-output head, each picked on dev against its own
+    labels and from its own risk column: {"strict"|"loose": {"threshold", "patience", "dev_f1",
+    "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`)."""
+    cols = columns(head.cfg, head.cfg.hidden_size)
+    traces = {p: head_traces(head, dev, cols, policy=p)[0] for p in ("strict", "loose")}
     out = {}
     s_exs, s_idx = strict_examples(dev)
-    for name, exs, tr in (("strict", s_exs, [traces[k] for k in s_idx]), ("loose", dev, traces)):
-        thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop)
+    for name, exs, tr in (("strict", s_exs, [traces["strict"][k] for k in s_idx]), ("loose", dev, traces["loose"])):
+        thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by)
         out[name] = {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}
     return out
 
