@@ -135,7 +135,7 @@ class SLDHead(nn.Module):
         The one read-out every path uses (training, the step, the block and their ONNX graphs). A
         two-output head (``cfg.outputs == 2``) returns (..., 2): the strict and the loose risk."""
         z, q = self.risk(torch.cat([states, u], dim=-1)), self.resp(states)
-        return (z.squeeze(-1), q.squeeze(-1)) if z.shape[-1] == 1 else (z, q)
+        return (z.squeeze(-1), q.squeeze(-1)) if self.risk.out_features == 1 else (z, q)
 
     def memory(self, u: torch.Tensor, s0: torch.Tensor) -> torch.Tensor:
         """The memory over whole replies: inputs u (B, T, P) from state s0 (B, S) -> the states the
