@@ -386,11 +386,11 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     if not path.is_file():
         c = GuardConfig()
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
-                "projection_bits": None, "policies": _policies(c)}
+                "projection_bits": None, "outputs": 1, "policies": _policies(c)}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = GuardConfig.from_dict(blob["config"])
     return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
-            "members": int(cfg.members), "projection_bits": cfg.proj_bits,
+            "members": int(cfg.members), "projection_bits": cfg.proj_bits, "outputs": int(cfg.outputs),
             "params": int(sum(t.numel() for t in blob["state_dict"].values())),
             "policies": _policies(cfg)}
 
