@@ -60,20 +60,22 @@ data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.fix_pairs_build --mirrors $(MIRRORS)
 	nice -n 10 $(PYRUN) -m evals.codeprm.corpus --repos $(MIRRORS)
 
-# the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
+# the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals,
+# the attack views and the contrast requests' replies
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
 	$(PYRUN) -m evals.guardrail.labels content --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
+	nice -n 10 $(PYRUN) -m evals.guardrail.contrast
 
 # the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--ordinal --max-false-stop 0.03 --view-weight human=2
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 12 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
+		--policy-heads --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py

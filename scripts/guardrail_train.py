@@ -13,6 +13,7 @@ paired-reply bar, false stops per benign source, bootstrap intervals; see
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -43,6 +44,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CACHE = DATA
 ASSETS = ROOT / "assets" / "guardrail"
+
+
+def _tag(args, group: str, n_train: int) -> str:
+    """A short hash of everything a trained member depends on, so --members-dir never reuses a stale one."""
+    keys = ("epochs", "lr", "lam_atc", "lam_pol", "pol_patience", "dropout", "weight_decay", "proj_dim", "state_dim",
+            "layers", "pooled_dev", "cap_by", "max_false_stop", "view_weight", "ordinal")
+    blob = json.dumps([group, n_train] + [getattr(args, k) for k in keys])
+    return hashlib.sha1(blob.encode()).hexdigest()[:10]
 
 
 def main() -> None:
@@ -110,7 +119,7 @@ def main() -> None:
     members, infos = [], []
     for group, train in groups.items():
         for seed in seeds:
-            path = args.members_dir / f"{group}_seed{seed}.pt" if args.members_dir else None
+            path = args.members_dir / f"{group}_seed{seed}_{_tag(args, group, len(train))}.pt" if args.members_dir else None
             if path is not None and path.is_file():  # trained by an earlier (or parallel) run of this command
                 h, info = load_head(path), json.loads(path.with_suffix(".json").read_text())
                 print(f"--- {group} seed {seed}: loaded {path}", flush=True)
