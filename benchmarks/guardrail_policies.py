@@ -94,6 +94,7 @@ def _row(name: str, f: dict) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, default=CACHE)
+    ap.add_argument("--head", type=Path, default=HEAD, help="the head of the last row (default: the shipped one)")
     ap.add_argument("--part2-head", type=Path, default=PART2)
     ap.add_argument("--part3-head", type=Path, default=PART3)
     ap.add_argument("--out", type=Path, default=OUT)
@@ -103,7 +104,7 @@ def main() -> None:
     by = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     s_by = {s: strict_examples(v) for s, v in by.items()}
     prefill_len = prefill_lengths({e.id for e in by["test"] if e.view == "prefill"}, args.cache)
-    head = load_head(HEAD)
+    head = load_head(args.head)
     cols = columns(head.cfg, head.cfg.hidden_size)
     rows = {}
 
@@ -132,7 +133,8 @@ def main() -> None:
     if args.part3_head.is_file():
         p3 = load_head(args.part3_head)
         rows["part 3 head (one ordinal risk)"] = head_row(p3, p3.cfg.policy("strict"), p3.cfg.policy("loose"))
-    rows["shipped head (strict, loose)"] = head_row(head, head.cfg.policy("strict"), head.cfg.policy("loose"))
+    name = "shipped head (strict, loose)" if args.head == HEAD else f"{args.head.parent.name} head (strict, loose)"
+    rows[name] = head_row(head, head.cfg.policy("strict"), head.cfg.policy("loose"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"command": "HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/"
                                     "guardrail_policies.py", "seconds": round(time.time() - t0, 1), "rows": rows},

@@ -118,13 +118,13 @@ def main() -> None:
         groups, dev_sets, weights = {"one": split["train"]}, {"one": split["dev"]}, {"one": view_weight}
     members, infos = [], []
     for group, train in groups.items():
+        if args.group not in ("both", group):
+            continue  # another process trains that group (--members-dir)
         for seed in seeds:
             path = args.members_dir / f"{group}_seed{seed}_{_tag(args, group, len(train))}.pt" if args.members_dir else None
             if path is not None and path.is_file():  # trained by an earlier (or parallel) run of this command
                 h, info = load_head(path), json.loads(path.with_suffix(".json").read_text())
                 print(f"--- {group} seed {seed}: loaded {path}", flush=True)
-            elif args.group not in ("both", group):
-                sys.exit(f"{path} missing: train the {group} members first (--group {group})")
             else:
                 print(f"--- {group} seed {seed}", flush=True)
                 h, info = train_head(cfg, train, dev_sets[group], seed=seed, ordinal=args.ordinal,
