@@ -73,9 +73,12 @@ data-guardrail: $(RUN_STAMP)
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
+# the issue #37 candidate (two read-outs): written to data/guardrail_v2/candidate, not to assets/, since it
+# regresses the shipped (part 3) head on two figures (benchmarks/RESULTS.md#guardrail); add GUARD_OUT=assets/guardrail to ship it
+GUARD_OUT ?= data/guardrail_v2/candidate
 train-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 12 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--policy-heads --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members
+		--policy-heads --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members --out $(GUARD_OUT)
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py
