@@ -34,6 +34,8 @@ from evals.guardrail.train import (
     dev_policy,
     dev_score,
     evaluate,
+    fit_request_gate,
+    goes_along_examples,
     head_traces,
     load_cache,
     strict_examples,
@@ -50,6 +52,10 @@ def _tag(args, group: str, n_train: int) -> str:
     """A short hash of everything a trained member depends on, so --members-dir never reuses a stale one."""
     keys = ("epochs", "lr", "lam_atc", "lam_pol", "pol_patience", "dropout", "weight_decay", "proj_dim", "state_dim",
             "layers", "pooled_dev", "cap_by", "max_false_stop", "view_weight", "ordinal")
+    if group == "strict":
+        keys += ("strict_target",)
+    if group == "loose":
+        keys += ("loose_views", "loose_cap_by", "loose_max_false_stop")
     blob = json.dumps([group, n_train] + [getattr(args, k) for k in keys])
     return hashlib.sha1(blob.encode()).hexdigest()[:10]
 
@@ -86,6 +92,18 @@ def main() -> None:
                     "the three-level strict targets, loose on the loose labels), folded into one two-output head")
     ap.add_argument("--cap-by", choices=("view", "family"), default="view", help="apply the dev false-stop cap to "
                     "every dev view, or to every benign family (view and source)")
+    ap.add_argument("--strict-target", choices=("levels", "goes-along"), default="levels", help="with --policy-heads: "
+                    "the strict members' targets: the three-level strict labels, or whether the reply goes along "
+                    "(replies to harmful requests only; the request gate, --gate, judges the request)")
+    ap.add_argument("--loose-views", default="", help="with --policy-heads: train and pick the loose members on these "
+                    "views only (e.g. model,human,forced: the part 2 recipe's data)")
+    ap.add_argument("--loose-cap-by", choices=("view", "family"), default=None,
+                    help="the loose members' epoch choice caps false stops by this (default: --cap-by)")
+    ap.add_argument("--loose-max-false-stop", type=float, default=None,
+                    help="the loose members' epoch choice caps false stops at this (default: --max-false-stop)")
+    ap.add_argument("--gate", action="store_true", help="fit the request gate, P(the request is harmful) from the "
+                    "last prompt token's taps, on the train requests (evals.guardrail.train.fit_request_gate); the "
+                    "level each policy needs is picked on dev with its threshold and patience")
     ap.add_argument("--members-dir", type=Path, default=None, help="keep trained members here and reuse them "
                     "(lets the two policy groups train in parallel processes)")
     ap.add_argument("--group", choices=("both", "strict", "loose"), default="both",
@@ -110,10 +128,16 @@ def main() -> None:
     common = {"epochs": args.epochs, "lr": args.lr, "lam_atc": args.lam_atc, "weight_decay": args.weight_decay,
               "lam_pol": args.lam_pol, "pol_patience": args.pol_patience, "pooled_dev": args.pooled_dev,
               "max_false_stop": args.max_false_stop, "cap_by": args.cap_by, "log": lambda *a: print(*a, flush=True)}
+    group_kw = {"one": {}, "strict": {}, "loose": {}}
     if args.policy_heads:  # one group of members per policy, each on its own targets
-        groups = {"strict": strict_examples(split["train"])[0], "loose": split["train"]}
-        dev_sets = {"strict": strict_examples(split["dev"])[0], "loose": split["dev"]}
+        targets = goes_along_examples if args.strict_target == "goes-along" else strict_examples
+        loose_views = set(filter(None, args.loose_views.split(",")))
+        in_loose = (lambda e: e.view in loose_views) if loose_views else (lambda e: True)
+        groups = {"strict": targets(split["train"])[0], "loose": [e for e in split["train"] if in_loose(e)]}
+        dev_sets = {"strict": targets(split["dev"])[0], "loose": [e for e in split["dev"] if in_loose(e)]}
         weights = {"strict": None, "loose": view_weight}
+        group_kw["loose"] = {k: v for k, v in (("cap_by", args.loose_cap_by),
+                                               ("max_false_stop", args.loose_max_false_stop)) if v is not None}
     else:
         groups, dev_sets, weights = {"one": split["train"]}, {"one": split["dev"]}, {"one": view_weight}
     members, infos = [], []
@@ -128,7 +152,7 @@ def main() -> None:
             else:
                 print(f"--- {group} seed {seed}", flush=True)
                 h, info = train_head(cfg, train, dev_sets[group], seed=seed, ordinal=args.ordinal,
-                                     view_weight=weights[group], **common)
+                                     view_weight=weights[group], **(common | group_kw[group]))
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     save_head(h, path)
@@ -142,14 +166,22 @@ def main() -> None:
     head = members[0] if len(members) == 1 else merge_heads(members, outputs=sizes)
     if args.proj_bits:  # the deployed weights change, so the policies are picked on dev for them
         head = head.quantize_projection(args.proj_bits)
+    gate_info = None
+    if args.gate:  # fitted here; each policy's level is picked on dev below (0.5 until then)
+        w, b, n_req = fit_request_gate(split["train"], columns(cfg, cfg.hidden_size))
+        head.set_gate(w, b, 0.5, 0.5)
+        gate_info = {"train_requests": n_req, "C": 0.1}
+        print(f"request gate fitted on {n_req} train requests", flush=True)
     pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop, "cap_by": args.cap_by}
     if args.ordinal or args.policy_heads:
-        pols = dev_policies(head, split["dev"], **pick)
+        scored = {"loose": set(args.loose_views.split(","))} if args.loose_views else None
+        pols = dev_policies(head, split["dev"], score_views=scored, **pick)
     else:
         thr, pat, reps = dev_policy(head, split["dev"], **pick)
         pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}
     for name, p in pols.items():
-        print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']})", flush=True)
+        print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']}, "
+              f"request gate {p.get('gate', 0.0)})", flush=True)
     if args.dev_only:
         for name, p in pols.items():
             print(f"DEV {name}: " + ", ".join(f"{v} F1 {r['f1']:.3f} false-stop(benign) {r['false_stop_benign']:.3f}"
@@ -159,6 +191,9 @@ def main() -> None:
     cfg.threshold, cfg.patience = pols["loose"]["threshold"], pols["loose"]["patience"]
     if "strict" in pols:
         cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
+    if head.request is not None:
+        cfg.strict_gate, cfg.loose_gate = pols["strict"]["gate"], pols["loose"]["gate"]
+        gate_info |= {"strict": cfg.strict_gate, "loose": cfg.loose_gate}
     test_exs = split["test"]
     traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))
     strict_traces = head_traces(head, test_exs, columns(cfg, cfg.hidden_size), policy="strict")[0]
@@ -182,7 +217,7 @@ def main() -> None:
         }
     n_params = sum(p.numel() for p in head.parameters())
     args.out.mkdir(parents=True, exist_ok=True)
-    save_head(head, args.out / "sld_head.pt")
+    save_head(head, args.out / "sld_head.pt", members=members if len(members) > 1 else None, outputs=sizes)
     export_onnx(head, args.out)
     metrics = {
         "command": ("HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
@@ -194,6 +229,7 @@ def main() -> None:
         "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience,
         "projection_bits": args.proj_bits, "ordinal": args.ordinal, "max_false_stop": args.max_false_stop,
         "policy_heads": args.policy_heads, "cap_by": args.cap_by, "member_groups": [i["group"] for i in infos],
+        "strict_target": args.strict_target, "loose_views": args.loose_views, "request_gate": gate_info,
         "view_weight": view_weight,
         "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in sorted({e.view for e in exs})}

@@ -38,6 +38,13 @@ class GuardConfig:
             (:meth:`SLDHead.quantize_projection`); None for float weights.
         outputs: risk read-outs: 1 = one risk that both policies threshold; 2 = a strict and a loose
             risk (columns in :data:`POLICY_COLUMNS` order), each the mean of its own members.
+        strict_gate: strict policy: the P(the request is harmful) a request needs, read once from the
+            taps at the last prompt token by the request gate (:meth:`SLDHead.request_prob`), before
+            any token of its reply can count; 0 = no gate. With a gate the strict risk is the
+            decomposition P(harmful request) x P(the reply goes along): a benign request that merely
+            sounds risky is let through however willingly it is answered, and a harmful one is
+            stopped where its reply starts going along, not at the request.
+        loose_gate: the same for the loose policy (0 = no gate).
 
     >>> GuardConfig(members=3, proj_bits=4).members
     3
@@ -66,6 +73,8 @@ class GuardConfig:
     members: int = 1
     proj_bits: int | None = None
     outputs: int = 1
+    strict_gate: float = 0.0
+    loose_gate: float = 0.0
 
     def __post_init__(self) -> None:
         self.layers = tuple(int(x) for x in self.layers)
@@ -92,6 +101,11 @@ class GuardConfig:
             raise ValueError(f"members={self.members}: a head folds at least 1 member")
         if int(self.outputs) not in (1, 2):
             raise ValueError(f"outputs={self.outputs}: use 1 (one risk for both policies) or 2 (strict, loose)")
+        for name in ("strict_gate", "loose_gate"):
+            if not 0.0 <= float(getattr(self, name)) < 1.0:
+                raise ValueError(f"{name}={getattr(self, name)}: must be in [0, 1) (0 = no request gate)")
+        if int(self.outputs) == 1 and self.strict_gate != self.loose_gate:
+            raise ValueError("a one-output head's policies read one risk: give strict_gate == loose_gate")
         if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
             raise ValueError(f"proj_bits={self.proj_bits}: use None (float) or 2..8 bits")
 
@@ -132,6 +146,19 @@ class GuardConfig:
                 raise ValueError("this head was trained without a strict policy; use policy='loose'")
             return float(self.strict_threshold), int(self.strict_patience)
         raise ValueError(f"policy must be 'strict' or 'loose', got {name!r}")
+
+    @property
+    def gated(self) -> bool:
+        """Whether a policy reads the request gate (the head then carries one)."""
+        return self.strict_gate > 0 or self.loose_gate > 0
+
+    def gate(self, name: str) -> float:
+        """The request probability policy ``name`` needs (0 = none).
+
+        >>> GuardConfig(outputs=2, strict_gate=0.9).gate("strict")
+        0.9
+        """
+        return float(self.strict_gate if name == "strict" else self.loose_gate)
 
     def to_dict(self) -> dict:
         """Plain-JSON form (tuples become lists)."""

@@ -18,7 +18,7 @@ from torch.nn import functional as F
 
 from engines.common.errors import InputError
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import SLDHead, gru_update
+from engines.guardrail.head import SLDHead, gru_update, merge_heads
 from engines.guardrail.quant import quantize_weight, replace_gemm_with_matmulnbits
 
 STEP_ONNX = "sld_step.onnx"
@@ -138,19 +138,35 @@ class BlockStepModule(nn.Module):
 
 
 class InitModule(nn.Module):
-    """The exported memory initialiser: prompt taps -> s_0."""
+    """The exported memory initialiser: prompt taps -> s_0, and P(the request is harmful) for a
+    head with a request gate (``GuardConfig.strict_gate`` / ``loose_gate``)."""
 
     def __init__(self, head: SLDHead) -> None:
         super().__init__()
         self.head = head
 
     def forward(self, p: torch.Tensor):
-        return self.head.init_state(p)
+        if self.head.request is None:
+            return self.head.init_state(p)
+        return self.head.init_state(p), self.head.request_prob(p)
 
 
-def save_head(head: SLDHead, path: str | Path) -> None:
-    """Write config + float32 weights to one ``.pt`` file (loaded with ``weights_only=True``)."""
-    torch.save({"config": head.cfg.to_dict(), "state_dict": head.state_dict()}, str(path))
+def save_head(head: SLDHead, path: str | Path, members: list[SLDHead] | None = None,
+              outputs: list[int] | None = None) -> None:
+    """Write config + float32 weights to one ``.pt`` file (loaded with ``weights_only=True``).
+
+    A head folded by :func:`~engines.guardrail.head.merge_heads` from ``members`` (grouped per read-out
+    by ``outputs``) is stored as those members, not as its block-diagonal matrices, whose off-block
+    zeros would make the file K times larger; :func:`load_head` folds them again (and re-applies the
+    projection grid and the request gate), which gives the same head."""
+    if members is None:
+        torch.save({"config": head.cfg.to_dict(), "state_dict": head.state_dict()}, str(path))
+        return
+    blob = {"config": head.cfg.to_dict(), "member_config": members[0].cfg.to_dict(),
+            "members": [m.state_dict() for m in members], "outputs": list(outputs or [len(members)])}
+    if head.request is not None:
+        blob["request"] = head.request.state_dict()
+    torch.save(blob, str(path))
 
 
 def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
@@ -166,8 +182,23 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     if not p.is_file():
         raise InputError(f"guardrail head not found at {p}: run scripts/guardrail_train.py")
     blob = torch.load(str(p), map_location=device, weights_only=True)
-    head = SLDHead(GuardConfig.from_dict(blob["config"]))
-    head.load_state_dict(blob["state_dict"])
+    cfg = GuardConfig.from_dict(blob["config"])
+    if "members" not in blob:
+        head = SLDHead(cfg)
+        head.load_state_dict(blob["state_dict"])
+        return head.to(device).eval()
+    member_cfg = GuardConfig.from_dict(blob["member_config"])
+    members = []
+    for sd in blob["members"]:
+        m = SLDHead(member_cfg)
+        m.load_state_dict(sd)
+        members.append(m.eval())
+    head = merge_heads(members, outputs=blob["outputs"])
+    if cfg.proj_bits:
+        head.quantize_projection(int(cfg.proj_bits))
+    if "request" in blob:
+        head.set_gate(blob["request"]["weight"], float(blob["request"]["bias"]), cfg.strict_gate, cfg.loose_gate)
+    head.cfg = cfg
     return head.to(device).eval()
 
 
@@ -235,9 +266,10 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
                           dynamic_axes={"taps": {0: "batch"}, "state": {0: "batch"}, "risk": {0: "batch"},
                                         "response": {0: "batch"}, "state_out": {0: "batch"}},
                           dynamo=False)
+        outs = ["state"] if head.request is None else ["state", "request"]
         torch.onnx.export(InitModule(head).eval(), (x,), str(init_path), input_names=["prompt_taps"],
-                          output_names=["state"], opset_version=OPSET,
-                          dynamic_axes={"prompt_taps": {0: "batch"}, "state": {0: "batch"}}, dynamo=False)
+                          output_names=outs, opset_version=OPSET,
+                          dynamic_axes={"prompt_taps": {0: "batch"}} | {o: {0: "batch"} for o in outs}, dynamo=False)
     head.eval()  # the exporter restores the wrappers' mode recursively; keep the head in eval
     if bits:
         for path in (step_path, init_path):

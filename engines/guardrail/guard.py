@@ -58,6 +58,7 @@ class StreamEvent:
     head_ms: float
     shadow: bool = False
     level: str = "safe"  # the level this token's risk reaches: safe, complies (strict) or unsafe (loose)
+    request: float | None = None  # P(the request is harmful) of a gated head (GuardConfig.gate), else None
 
 
 @dataclass
@@ -65,7 +66,8 @@ class RiskTrace:
     """Per-token risks of a (prompt, reply) pair and where the stop policy would fire. ``head_ms``: the
     head's time per token (the reply is scored in one block call, so every entry is that call's share).
     ``policy``: the stop policy applied; ``stop_level``: the level of the token it stopped at (None
-    without a stop); ``levels``: each token's level."""
+    without a stop); ``levels``: each token's level; ``request_risk``: P(the request is harmful) for a
+    head with a request gate (``GuardConfig.strict_gate`` / ``loose_gate``), else None."""
 
     tokens: list[str]
     risks: list[float]
@@ -77,6 +79,7 @@ class RiskTrace:
     policy: str = "loose"
     stop_level: str | None = None
     levels: list[str] = field(default_factory=list)
+    request_risk: float | None = None
 
     @property
     def stopped(self) -> bool:
@@ -85,7 +88,8 @@ class RiskTrace:
     def to_dict(self) -> dict:
         """The trace as plain JSON (what the MCP tool returns): ``would_stop``, ``stop_token`` (1-based
         or None), ``stop_level``, ``policy``, ``tokens`` (count), ``max_risk``, ``response_risk``,
-        ``threshold``, ``patience`` and ``token_risks`` ([token, risk, level] per token), risks to 4 places.
+        ``threshold``, ``patience``, ``request_risk`` and ``token_risks`` ([token, risk, level] per token),
+        risks to 4 places.
 
         >>> RiskTrace(["Hi", "!"], [0.1, 0.95], 1, 0.9, 1, 0.5, policy="loose", stop_level="unsafe",
         ...           levels=["safe", "unsafe"]).to_dict()["stop_token"]
@@ -95,6 +99,7 @@ class RiskTrace:
                 "stop_level": self.stop_level, "policy": self.policy, "tokens": len(self.risks),
                 "max_risk": round(max(self.risks), 4) if self.risks else 0.0,
                 "response_risk": round(float(self.response_risk), 4), "threshold": self.threshold,
+                "request_risk": None if self.request_risk is None else round(float(self.request_risk), 4),
                 "patience": self.patience,
                 "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(self.tokens, self.risks, self.levels)]}
 
@@ -173,10 +178,16 @@ class Guardrail:
 
     # --- head backends -------------------------------------------------------------------
     def _init(self, prompt_taps: torch.Tensor):
+        """Prompt taps -> (initial state, P(request harmful) or None, (strict, loose) risk factors)."""
         if self.backend == "onnx":
-            return self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})[0]
-        with torch.no_grad():
-            return self.head.init_state(prompt_taps.float())
+            outs = self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})
+            state, request = outs[0], (float(outs[1][0]) if len(outs) > 1 else None)
+        else:
+            with torch.no_grad():
+                state = self.head.init_state(prompt_taps.float())
+                request = float(self.head.request_prob(prompt_taps.float())[0]) if self.head.request is not None else None
+        factors = tuple(1.0 if request is None or request >= self.cfg.gate(name) else 0.0 for name in POLICIES)
+        return state, request, factors
 
     def _step(self, taps: torch.Tensor, state):
         """One head step -> (risks, response probs, new state); risks and response probs are
@@ -261,7 +272,7 @@ class Guardrail:
         layers = self.cfg.layers
         out = model(input_ids=ids, use_cache=True, output_hidden_states=True)
         cache = out.cache
-        state = self._init(tap(out.hidden_states, layers)[:, -1])
+        state, request, factors = self._init(tap(out.hidden_states, layers)[:, -1])
         nxt = int(out.logits[0, -1].argmax())
         dec = IncrementalDecoder(tok.decode)
         run, stopped_at = 0, None
@@ -287,15 +298,17 @@ class Guardrail:
             block_taps = pending[0][2] if len(pending) == 1 else torch.cat([p[2] for p in pending])
             risks, _, state = self._block(block_taps, state)
             head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
-            for (j, tid, _, lm_ms, end), both in zip(pending, risks):
+            for (j, tid, _, lm_ms, end), raw in zip(pending, risks):
+                both = _gated(raw, factors)
                 risk = both[col]
                 if stopped_at is not None:
-                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both))
+                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both),
+                                      request=request)
                     continue
                 text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both))
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both), request=request)
                 if fired:
                     stopped_at = j
                     if not shadow:
@@ -323,17 +336,18 @@ class Guardrail:
                              f"tokens (about {4 * self.cfg.max_response_tokens:,} characters of English); score a shorter reply")
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
         per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
-        state = self._init(prompt_taps.to(self.device))
+        state, request, factors = self._init(prompt_taps.to(self.device))
         t0 = time.perf_counter()
         pairs, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
+        pairs = [_gated(p, factors) for p in pairs]
         times = [(time.perf_counter() - t0) * 1e3 / len(pairs)] * len(pairs)
         col = POLICY_COLUMNS.index(name)
         risks = [p[col] for p in pairs]
         tokens = token_pieces(tok.decode, r_ids)
         stop = stop_index(risks, thr, pat)
         levels = [self.level_of(p) for p in pairs]
-        return RiskTrace(tokens, risks, stop, thr, pat, resp[col], times, name,
-                         None if stop is None else levels[stop], levels)
+        return RiskTrace(tokens, risks, stop, thr, pat, resp[col] * factors[col], times, name,
+                         None if stop is None else levels[stop], levels, request)
 
 
 def _pair(values) -> tuple[float, float]:
@@ -342,6 +356,12 @@ def _pair(values) -> tuple[float, float]:
         return float(values), float(values)
     flat = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
     return (flat[0], flat[0]) if len(flat) == 1 else (flat[0], flat[1])
+
+
+def _gated(pair: tuple[float, float], factors: tuple[float, float]) -> tuple[float, float]:
+    """A (strict, loose) risk pair times the request gate's factors: 0 for a policy whose gate the
+    request did not reach (no token of its reply counts), else 1."""
+    return pair[0] * factors[0], pair[1] * factors[1]
 
 
 def _policy_name(policy, cfg: GuardConfig) -> str:
@@ -375,8 +395,9 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
 
 def head_info(asset_dir: str | Path | None = None) -> dict:
     """What the shipped head is, read from its file without building it: dev-picked ``threshold``
-    and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float) and ``params``
-    (off-block zeros of a merged ensemble counted). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
+    and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float), ``params``
+    (a merged ensemble stored as its members: theirs, without the off-block zeros of the folded form) and the
+    request probability each policy needs (``gates``, 0 = none). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
 
     >>> info = head_info(); 0 < info["threshold"] < 1 and info["members"] >= 1   # doctest: +SKIP
     True
@@ -386,13 +407,22 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     if not path.is_file():
         c = GuardConfig()
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
-                "projection_bits": None, "outputs": 1, "policies": _policies(c)}
+                "projection_bits": None, "outputs": 1, "gates": {"strict": 0.0, "loose": 0.0}, "policies": _policies(c)}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = GuardConfig.from_dict(blob["config"])
     return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
             "members": int(cfg.members), "projection_bits": cfg.proj_bits, "outputs": int(cfg.outputs),
-            "params": int(sum(t.numel() for t in blob["state_dict"].values())),
+            "params": _params(blob), "gates": {"strict": cfg.gate("strict"), "loose": cfg.gate("loose")},
             "policies": _policies(cfg)}
+
+
+def _params(blob: dict) -> int:
+    """Weights of a saved head: its state, or its members' and its request gate's (a folded head
+    stored as members, :func:`~engines.guardrail.export.save_head`)."""
+    if "members" not in blob:
+        return int(sum(t.numel() for t in blob["state_dict"].values()))
+    return int(sum(t.numel() for sd in blob["members"] for t in sd.values())
+               + sum(t.numel() for t in blob.get("request", {}).values()))
 
 
 def _policies(cfg: GuardConfig) -> dict[str, tuple[float, int]]:

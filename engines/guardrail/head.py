@@ -25,7 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from engines.guardrail.config import GuardConfig
+from engines.guardrail.config import POLICY_COLUMNS, GuardConfig
 from engines.guardrail.quant import BITS, snap_to_grid
 
 ORDINAL_CUT = 2.0
@@ -67,6 +67,7 @@ class SLDHead(nn.Module):
         self.gru = nn.GRU(cfg.proj_dim, cfg.state_dim, batch_first=True)
         self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, int(cfg.outputs))
         self.resp = nn.Linear(cfg.state_dim, int(cfg.outputs))
+        self.request = nn.Linear(cfg.in_dim, 1) if cfg.gated else None
 
     @property
     def projection_bits(self) -> int | None:
@@ -104,6 +105,30 @@ class SLDHead(nn.Module):
         if not self.cfg.prompt_init:
             return prompt_taps.new_zeros(prompt_taps.shape[0], self.cfg.state_dim)
         return torch.tanh(self.init(self.embed(prompt_taps)))
+
+    def request_prob(self, prompt_taps: torch.Tensor) -> torch.Tensor:
+        """P(the request is harmful) from the raw taps at the last prompt token, (B, k * H) -> (B,):
+        a logistic read-out (standardisation folded in); ones for a head without a request gate."""
+        if self.request is None:
+            return prompt_taps.new_ones(prompt_taps.shape[0])
+        return torch.sigmoid(self.request(prompt_taps).squeeze(-1))
+
+    def gate_factors(self, request: torch.Tensor) -> torch.Tensor:
+        """What each risk column is multiplied by, (B,) -> (B, outputs): 1 where the request reaches
+        the policy's gate (``cfg.strict_gate`` / ``cfg.loose_gate``; always for a policy without one),
+        else 0 (no token of the reply can count towards a stop)."""
+        names = POLICY_COLUMNS if int(self.cfg.outputs) == 2 else ("loose",)
+        return torch.stack([(request >= self.cfg.gate(n)).to(request.dtype) for n in names], dim=-1)
+
+    @torch.no_grad()
+    def set_gate(self, weight: torch.Tensor, bias: float, strict: float, loose: float) -> SLDHead:
+        """Install the request gate ``sigmoid(weight . p + bias)`` on raw prompt taps ``p``, with the
+        request probability each policy needs (``GuardConfig.strict_gate`` / ``loose_gate``). Returns ``self``."""
+        self.cfg = replace(self.cfg, strict_gate=float(strict), loose_gate=float(loose))  # never a shared config
+        self.request = nn.Linear(self.cfg.in_dim, 1).to(self.proj.weight)
+        self.request.weight.copy_(torch.as_tensor(weight, dtype=torch.float32).reshape(1, -1))
+        self.request.bias.fill_(float(bias))
+        return self
 
     def gru_cell(self, u: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
         """One GRU update written out (gates r, z, n in PyTorch's order), so the step exports to

@@ -50,6 +50,11 @@ from evals.guardrail.paths import DATA
 
 CONTRAST_FILE = cp.PROMPT_DIR / "contrast.tsv"
 SOURCE = "own/contrast"
+WRITING_FILE = cp.PROMPT_DIR / "writing.tsv"
+MORE_FILE = cp.PROMPT_DIR / "contrast_more.tsv"
+# name -> (prompt file, source, chunk prefix): the contrast requests, and the long-form writing and
+# instruction-form requests (with harmful writing requests on the same topics) written beside them
+SETS = {"contrast": (CONTRAST_FILE, SOURCE), "contrast2": (MORE_FILE, SOURCE), "writing": (WRITING_FILE, "own/writing")}
 HELD_OUT_SHARE = 0.2
 # the tab's named requests (issue #37 and the browser tests): never trained on
 ISSUE_PROMPTS = frozenset(cp.norm(p) for p in (
@@ -76,8 +81,8 @@ def held_out_topic(topic: str) -> bool:
     return _unit("heldout-topic\x1f" + topic) < HELD_OUT_SHARE
 
 
-def contrast_prompts(path: Path = CONTRAST_FILE) -> list[dict]:
-    """The contrast requests with topic, family, benign flag and split (see the module docstring)."""
+def contrast_prompts(path: Path = CONTRAST_FILE, source: str = SOURCE) -> list[dict]:
+    """The requests of one prompt file with topic, family, benign flag and split (see the module docstring)."""
     out, seen = [], set()
     for k, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not ln.strip() or ln.startswith("#"):
@@ -91,21 +96,22 @@ def contrast_prompts(path: Path = CONTRAST_FILE) -> list[dict]:
             raise ValueError(f"{path.name} line {k}: duplicate prompt {prompt!r}")
         seen.add(key)
         split = "test" if held_out_topic(topic) or key in ISSUE_PROMPTS else gd._split_of(prompt)
-        out.append({"view": "contrast", "source": SOURCE, "category": family, "topic": topic, "family": family,
+        out.append({"view": "contrast", "source": source, "category": family, "topic": topic, "family": family,
                     "prompt": prompt, "benign_prompt": harmful == "0", "split": split, "label": None})
     return out
 
 
-def contrast_plan() -> list[dict]:
-    """Every contrast reply to generate: one greedy reply per request, and a prefilled one for the
-    harmful requests (every split) and the benign train/dev requests."""
+def contrast_plan(name: str = "contrast") -> list[dict]:
+    """Every reply of one prompt set (:data:`SETS`) to generate: one greedy reply per request, and a
+    prefilled one for the harmful requests (every split) and the benign train/dev requests."""
+    path, source = SETS[name]
     plan = []
-    for r in contrast_prompts():
-        plan.append(r | {"id": cp.record_id("contrast", SOURCE, r["prompt"]), "prefill": "", "opener_family": None,
+    for r in contrast_prompts(path, source):
+        plan.append(r | {"id": cp.record_id("contrast", source, r["prompt"]), "prefill": "", "opener_family": None,
                          "temperature": None})
         if not r["benign_prompt"] or r["split"] != "test":
             fam, text = ar.opener_for(r["prompt"], r["split"], r["benign_prompt"])
-            plan.append(r | {"id": cp.record_id("contrast", SOURCE, r["prompt"], text), "prefill": text,
+            plan.append(r | {"id": cp.record_id("contrast", source, r["prompt"], text), "prefill": text,
                              "opener_family": fam, "temperature": None})
     return plan
 
@@ -115,16 +121,23 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=DATA)
     ap.add_argument("--dry-run", action="store_true", help="print the plan's counts and exit")
+    ap.add_argument("--set", choices=(*SETS, "all"), default="all", help="which prompt set to build")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    for name in SETS if args.set == "all" else (args.set,):
+        build(name, args.out, args.dry_run)
+
+
+def build(name: str, out: Path, dry_run: bool = False) -> None:
+    """Generate and write one prompt set's replies (see the module docstring)."""
     torch.manual_seed(gd.SEED)
-    plan = contrast_plan()
+    plan = contrast_plan(name)
     counts: dict[str, int] = {}
     for r in plan:
         key = f"{'prefill' if r['prefill'] else 'greedy'} {r['split']} {'benign' if r['benign_prompt'] else 'harmful'}"
         counts[key] = counts.get(key, 0) + 1
-    print(json.dumps(dict(sorted(counts.items())), indent=1), flush=True)
-    if args.dry_run:
+    print(name, json.dumps(dict(sorted(counts.items())), indent=1), flush=True)
+    if dry_run:
         return
     t0 = time.time()
     bb = load_backbone("cpu")
@@ -133,13 +146,13 @@ def main() -> None:
         r["prompt_ids"] = chat_prompt_ids(tok, r["prompt"], gd.MAX_PROMPT_TOKENS)
         r["prefill_ids"] = tok(r["prefill"], add_special_tokens=False)["input_ids"] if r["prefill"] else []
     greedy = sorted((r for r in plan if not r["prefill"]), key=lambda r: len(r["prompt_ids"]))
-    gd._chunked(args.out, greedy, 64, "contrast", lambda part: gd._gen_chunk(bb, part, 16), restore=ar._restore)
-    print(f"[contrast] greedy done at {time.time() - t0:.0f}s", flush=True)
+    gd._chunked(out, greedy, 64, name, lambda part: gd._gen_chunk(bb, part, 16), restore=ar._restore)
+    print(f"[{name}] greedy done at {time.time() - t0:.0f}s", flush=True)
     pre = sorted((r for r in plan if r["prefill"]), key=lambda r: len(r["prompt_ids"]) + len(r["prefill_ids"]))
-    gd._chunked(args.out, pre, 64, "contrastpf", functools.partial(ar._seeded_chunk, bb, iter(range(10_000))),
+    gd._chunked(out, pre, 64, name + "pf", functools.partial(ar._seeded_chunk, bb, iter(range(10_000))),
                 restore=ar._restore)
-    print(f"[contrast] prefilled done at {time.time() - t0:.0f}s", flush=True)
-    with open(args.out / "contrast_records.jsonl", "w") as f:
+    print(f"[{name}] prefilled done at {time.time() - t0:.0f}s", flush=True)
+    with open(out / f"{name}_records.jsonl", "w") as f:
         for r in plan:
             if r.get("reply_ids"):
                 f.write(json.dumps({k: r.get(k) for k in FIELDS}) + "\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -119,6 +119,25 @@ def strict_examples(exs: list[Example]) -> tuple[list[Example], list[int]]:
     return [replace(exs[k], label=exs[k].strict_label, anchor=exs[k].strict_anchor) for k in idx], idx
 
 
+def goes_along_examples(exs: list[Example]) -> tuple[list[Example], list[int]]:
+    """The "reply goes along" targets of the decomposed strict policy, and their indices in ``exs``:
+    replies to harmful requests whose strict level is known (complies or unsafe from the comply
+    anchor on; safe: a refusal, or a reply that answers something else) and the written refusals of
+    the train split. Replies to benign requests carry no target here: whether a request is harmful
+    is the request gate's question (:meth:`engines.guardrail.head.SLDHead.request_prob`), so this
+    read-out only learns whether the reply has started doing what was asked.
+
+    >>> z = torch.zeros(1, 1)
+    >>> ex = [Example("a", "model", "s", "dev", 0, None, True, z, z, strict_label=0),
+    ...       Example("b", "model", "s", "dev", 0, None, False, z, z, strict_label=1, strict_anchor=2)]
+    >>> [(e.id, e.label, e.anchor) for e in goes_along_examples(ex)[0]]
+    [('b', 1, 2)]
+    """
+    idx = [k for k, e in enumerate(exs) if (e.strict_label is not None and not e.benign_prompt) or e.view == "forced"]
+    return [replace(exs[k], label=exs[k].strict_label or 0, anchor=exs[k].strict_anchor if exs[k].strict_label else None)
+            for k in idx], idx
+
+
 def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, ...]:
     """Padded taps, prompt taps, mask, response targets (the mean human score where one exists if
     ``soft``, else the label) and anchors (T for safe replies) of a list of examples."""
@@ -138,9 +157,10 @@ def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, 
 
 @torch.no_grad()
 def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
-                policy: str = "loose") -> tuple[list[list[float]], list[float]]:
+                policy: str = "loose", gated: bool = True) -> tuple[list[list[float]], list[float]]:
     """Token risks per reply and the final response-level probability, in eval mode (the risk column
-    ``policy`` reads on a two-output head)."""
+    ``policy`` reads on a two-output head; zero for a reply whose request misses the policy's
+    request gate, unless ``gated=False``)."""
     head.eval()
     col = head.cfg.column(policy) if head.cfg.outputs > 1 else None
     traces, resp = [], []
@@ -148,9 +168,14 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
         sub = exs[b: b + batch]
         x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
+        f = head.gate_factors(head.request_prob(p))  # (B, outputs): 0 where the request misses a policy's gate
+        if not gated:
+            f = torch.ones_like(f)
         if col is not None:
-            rl, ql = rl[..., col], ql[..., col]
-        r, q = torch.sigmoid(rl), torch.sigmoid(ql)
+            rl, ql, f = rl[..., col], ql[..., col], f[..., col]
+        else:
+            f = f[..., 0]
+        r, q = torch.sigmoid(rl) * f[:, None], torch.sigmoid(ql) * f[:, None]
         for k, e in enumerate(sub):
             n = e.feats.shape[0]
             traces.append(r[k, :n].tolist())
@@ -158,7 +183,37 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
     return traces, resp
 
 
-THRESHOLDS = (*np.round(np.arange(0.02, 0.96, 0.02), 2), 0.97, 0.98, 0.99)
+THRESHOLDS = (0.005, 0.01, *np.round(np.arange(0.02, 0.96, 0.02), 2), 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
+"""Stop thresholds tried on dev: a 0.02 grid, and finer towards both ends, where a folded ensemble's
+or a gated head's risks crowd."""
+
+
+def fit_request_gate(train: list[Example], cols, C: float = 0.1) -> tuple[torch.Tensor, float, int]:
+    """The request gate's weights: logistic regression from the raw taps at the last prompt token
+    (columns ``cols``) to "the request is harmful" (its source's benign flag), fitted once per distinct
+    request of ``train`` (a request with several replies counts once), with the standardisation folded
+    into the weights so the engine applies ``sigmoid(w . p + b)`` to raw taps. Returns (w, b, requests).
+
+    >>> z = [Example(str(i), "model", "s", "train", 0, None, i % 2 == 0, torch.zeros(1, 2),
+    ...              torch.tensor([float(i % 2), 1.0 - i % 2])) for i in range(6)]
+    >>> w, b, n = fit_request_gate(z, torch.arange(2))
+    >>> n, bool(torch.sigmoid(w @ torch.tensor([1.0, 0.0]) + b) > 0.5)
+    (2, True)
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    seen: dict[bytes, Example] = {}
+    for e in train:
+        seen.setdefault(e.prompt[cols].float().numpy().tobytes(), e)
+    reqs = list(seen.values())
+    X = np.stack([e.prompt[cols].float().numpy() for e in reqs]).astype(np.float64)
+    y = np.array([0 if e.benign_prompt else 1 for e in reqs])
+    sc = StandardScaler().fit(X)
+    clf = LogisticRegression(C=C, max_iter=5000, random_state=0).fit(sc.transform(X), y)
+    w = clf.coef_[0] / sc.scale_
+    b = float(clf.intercept_[0] - (w * sc.mean_).sum())
+    return torch.tensor(w, dtype=torch.float32), b, len(reqs)
 PATIENCES = (1, 2, 3, 4, 6)
 
 
@@ -176,30 +231,30 @@ def window_peak(trace: Sequence[float], patience: int) -> float:
 
 
 def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
-                thresholds: Sequence[float] = THRESHOLDS, cap_by: str = "view") -> tuple[float, int, dict]:
+                thresholds: Sequence[float] = THRESHOLDS, cap_by: str = "view",
+                score_views: Collection[str] | None = None) -> tuple[float, int, dict]:
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
 
     ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
     F1s (every harmful dev reply counts once, whatever its view). ``cap_by="family"`` caps the share
     of stopped replies to benign requests in every benign family (view and source) instead of every
-    view. The per-view reports of the chosen policy are returned either way (``"pooled"`` added when used).
+    view. ``score_views``: only these views' replies count towards the F1 maximised (the cap still
+    covers every benign family given). The per-view reports of the chosen policy are returned either
+    way (``"pooled"`` added when used, over the scored views).
     """
-    if cap_by not in ("view", "family"):
-        raise ValueError(f"cap_by={cap_by!r}: use 'view' or 'family'")
-    views = sorted({e.view for e in exs})
+    views = sorted({e.view for e in exs if score_views is None or e.view in score_views})
     y = np.array([e.label for e in exs], bool)
     view_of = np.array([e.view for e in exs])
-    benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
-    group_of = view_of if cap_by == "view" else np.array([f"{e.view}/{e.source}" for e in exs])
-    groups = [view_of == v for v in views] if cap_by == "view" else [group_of == g for g in sorted(set(group_of))]
+    scored = np.isin(view_of, views)
+    families = _benign_families(exs, cap_by)
     best = None
     for pat in PATIENCES:
         peak = np.array([window_peak(t, pat) for t in traces])
         for thr in thresholds:
             pred = peak >= thr
-            ok = all(not (g & benign).any() or pred[g & benign].mean() <= max_false_stop for g in groups)
+            ok = _cap_ok(pred, families, max_false_stop)
             f1s = [f1_scores(y[view_of == v], pred[view_of == v])["f1"] for v in views]
-            score = (ok, f1_scores(y, pred)["f1"] if pooled else float(np.mean(f1s)))
+            score = (ok, f1_scores(y[scored], pred[scored])["f1"] if pooled else float(np.mean(f1s)))
             if best is None or score > best[0]:
                 best = (score, float(thr), pat)
     thr, pat = best[1], best[2]
@@ -209,8 +264,9 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
         reps[v] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
                                    [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx], thr, pat)
     if pooled:
-        reps["pooled"] = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
-                                          [e.benign_prompt for e in exs], thr, pat)
+        idx = np.flatnonzero(scored)
+        reps["pooled"] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
+                                          [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx], thr, pat)
     return thr, pat, reps
 
 
@@ -326,19 +382,61 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     return head, info
 
 
+GATES = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998)
+"""Request-gate levels tried on dev for a head with a request gate (0 = the policy ignores it)."""
+
+
+@torch.no_grad()
+def request_probs(head: SLDHead, exs: list[Example], cols) -> np.ndarray:
+    """P(the request is harmful) of each example's request by the head's request gate (ones without one)."""
+    if not exs:
+        return np.zeros(0)
+    p = torch.stack([e.prompt[cols].float() for e in exs])
+    return head.request_prob(p).numpy()
+
+
 def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
-                 max_false_stop: float = 0.05, cap_by: str = "view") -> dict[str, dict]:
+                 max_false_stop: float = 0.05, cap_by: str = "view",
+                 score_views: dict[str, Collection[str]] | None = None) -> dict[str, dict]:
     """Both stop policies of an ordinal or two-output head, each picked on dev against its own
     labels and from its own risk column: {"strict"|"loose": {"threshold", "patience", "dev_f1",
-    "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`)."""
+    "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`);
+    ``score_views`` (policy -> views) limits a policy's F1 to those views' replies, its false-stop cap
+    still covering every benign family of ``dev``. A head with a request gate also gets each policy's
+    gate level picked from :data:`GATES` (the entry ``"gate"``), jointly with its threshold and patience."""
     cols = columns(head.cfg, head.cfg.hidden_size)
-    traces = {p: head_traces(head, dev, cols, policy=p)[0] for p in ("strict", "loose")}
+    traces = {p: head_traces(head, dev, cols, policy=p, gated=False)[0] for p in ("strict", "loose")}
+    req = request_probs(head, dev, cols)
     out = {}
     s_exs, s_idx = strict_examples(dev)
-    for name, exs, tr in (("strict", s_exs, [traces["strict"][k] for k in s_idx]), ("loose", dev, traces["loose"])):
-        thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by)
-        out[name] = {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}
+    for name, idx in (("strict", s_idx), ("loose", list(range(len(dev))))):
+        exs = [dev[k] for k in idx] if name == "loose" else s_exs
+        best = None
+        for gate in GATES if head.request is not None else (0.0,):
+            tr = [traces[name][k] if req[k] >= gate else [0.0] * len(traces[name][k]) for k in idx]
+            thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by,
+                                         score_views=(score_views or {}).get(name))
+            stopped = np.array([window_peak(t, pat) >= thr for t in tr])
+            key = (_cap_ok(stopped, _benign_families(exs, cap_by), max_false_stop), dev_score(reps))
+            if best is None or key > best[0]:
+                best = (key, {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps, "gate": gate})
+        out[name] = best[1]
     return out
+
+
+def _benign_families(exs: list[Example], cap_by: str) -> list[np.ndarray]:
+    """Masks of the replies to benign requests, one per view (``cap_by="view"``) or per family (view
+    and source), that the dev false-stop cap covers."""
+    if cap_by not in ("view", "family"):
+        raise ValueError(f"cap_by={cap_by!r}: use 'view' or 'family'")
+    key = np.array([e.view if cap_by == "view" else f"{e.view}/{e.source}" for e in exs])
+    benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
+    return [m for m in (benign & (key == g) for g in sorted(set(key))) if m.any()]
+
+
+def _cap_ok(stopped: np.ndarray, families: list[np.ndarray], max_false_stop: float) -> bool:
+    """Whether every benign family's share of stopped replies is at or under the cap."""
+    return all(stopped[m].mean() <= max_false_stop for m in families)
 
 
 def evaluate(head: SLDHead, exs: list[Example], threshold: float, patience: int) -> dict:
