@@ -50,7 +50,7 @@ PART2 = PART2_HEAD
 PART3 = DATA / "part3_sld_head.pt"
 HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
 OUT = ROOT / "benchmarks" / "results" / "guardrail_policies.json"
-WB, EVERYDAY, CONTRAST = ce.BENIGN_HELD_OUT, ce.EVERYDAY, "own/contrast"
+WB, EVERYDAY, CONTRAST, WRITING = ce.BENIGN_HELD_OUT, ce.EVERYDAY, "own/contrast", "own/writing"
 
 
 def figures(traces_s, exs_s, pol_s, traces_l, exs_l, pol_l, prefill_len) -> dict:
@@ -62,16 +62,19 @@ def figures(traces_s, exs_s, pol_s, traces_l, exs_l, pol_l, prefill_len) -> dict
     out = {
         "strict_model_f1": ce.view_summary(traces_s, exs_s, thr, pat, "model"),
         "strict_false_stops_contrast": fc.get(CONTRAST),
+        "strict_false_stops_own_writing": fc.get(WRITING),
         "strict_stop_vs_anchor": ce.stop_offsets(traces_s, exs_s, thr, pat, "model"),
         "strict_prefill": ce.prefill_bar(traces_s, exs_s, thr, pat, prefill_len),
         "strict_false_stops_writingbench": fs.get(WB), "strict_false_stops_everyday": fs.get(EVERYDAY),
     }
     thr, pat = pol_l
     fl = ce.false_stops_by_source(traces_l, exs_l, thr, pat)
+    flc = ce.false_stops_by_source(traces_l, exs_l, thr, pat, view="contrast")
     out |= {
         "loose_human_f1": ce.view_summary(traces_l, exs_l, thr, pat, "human"),
         "loose_paired": ce.paired_bar(traces_l, exs_l, thr, pat),
         "loose_false_stops_writingbench": fl.get(WB),
+        "loose_false_stops_contrast": flc.get(CONTRAST), "loose_false_stops_own_writing": flc.get(WRITING),
         "policies": {"strict": list(pol_s), "loose": list(pol_l)},
     }
     return out
@@ -86,9 +89,11 @@ def _row(name: str, f: dict) -> str:
     return (f"| {name} | {m['f1']:.3f} ({m['f1_ci95'][0]:.2f}-{m['f1_ci95'][1]:.2f}) | "
             f"{100 * p['within_rate']:.1f} % ({p['within']}/{p['n']}) | {pct(f['strict_false_stops_writingbench'])} | "
             f"{pct(f['strict_false_stops_everyday'])} | {pct(f['strict_false_stops_contrast'])} | "
+            f"{pct(f.get('strict_false_stops_own_writing'))} | "
             f"{a['median']:+.1f} ({a['stopped']}/{a['n']} stopped) | "
             f"{h['f1']:.3f} ({h['f1_ci95'][0]:.2f}-{h['f1_ci95'][1]:.2f}) | "
-            f"{100 * pb['rate']:.1f} % ({pb['success']}/{pb['pairs']}) | {pct(f['loose_false_stops_writingbench'])} |")
+            f"{100 * pb['rate']:.1f} % ({pb['success']}/{pb['pairs']}) | {pct(f['loose_false_stops_writingbench'])} | "
+            f"{pct(f.get('loose_false_stops_contrast'))} | {pct(f.get('loose_false_stops_own_writing'))} |")
 
 
 def main() -> None:
@@ -140,10 +145,12 @@ def main() -> None:
                                     "guardrail_policies.py", "seconds": round(time.time() - t0, 1), "rows": rows},
                                    indent=1, default=float))
     print("| guard | strict: model-view F1 (95 % CI) | strict: prefill stopped within 8 tokens | strict: false "
-          "stops WritingBench | strict: false stops everyday | strict: false stops held-out contrast | strict: "
+          "stops WritingBench | strict: false stops everyday | strict: false stops held-out contrast | strict: false "
+          "stops held-out writing requests | strict: "
           "median stop − comply anchor, compliant model-view replies | loose: human-view F1 (95 % CI) | "
-          "loose: paired | loose: false stops WritingBench |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "loose: paired | loose: false stops WritingBench | loose: false stops held-out contrast | loose: false "
+          "stops held-out writing requests |")
+    print("|---" * 13 + "|")
     for name, f in rows.items():
         print(_row(name, f))
 

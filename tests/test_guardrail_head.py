@@ -273,6 +273,32 @@ def test_save_load_round_trip(tmp_path):
         torch.testing.assert_close(v, v2, rtol=0, atol=0)
 
 
+def test_compact_save_folds_the_members_and_the_gate_back(tmp_path):
+    """save_head(members=...) stores the members, not the block-diagonal fold, and load_head gives the
+    same head: same outputs, same gate levels and request probability."""
+    members = [_head(seed=s) for s in range(4)]
+    head = _gated()
+    save_head(head, tmp_path / "h.pt", members=members, outputs=[2, 2])
+    save_head(head, tmp_path / "full.pt")
+    assert (tmp_path / "h.pt").stat().st_size < (tmp_path / "full.pt").stat().st_size
+    back = load_head(tmp_path / "h.pt")
+    assert (back.cfg.strict_gate, back.cfg.loose_gate) == (0.6, 0.0) and back.cfg.gated
+    g = torch.Generator().manual_seed(0)
+    x, p = torch.randn(3, head.cfg.in_dim, generator=g), torch.randn(3, head.cfg.in_dim, generator=g)
+    with torch.no_grad():
+        want, got = head.step(x, head.init_state(p)), back.step(x, back.init_state(p))
+        torch.testing.assert_close(back.request_prob(p), head.request_prob(p))
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=0)
+
+
+def test_gate_factors_follow_each_policys_level():
+    """Strict counts a reply only where P(harmful request) reaches its gate; loose (gate 0) always."""
+    head = _gated()
+    f = head.gate_factors(torch.tensor([[0.2], [0.6], [0.9]]))
+    assert f.reshape(3, 2).tolist() == [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+
+
 @pytest.mark.parametrize("prompt_init", [True, False])
 def test_merged_heads_are_the_logit_mean_of_the_members(prompt_init):
     """merge_heads folds a seed ensemble into one head exactly (float64), step by step too."""
@@ -356,10 +382,19 @@ def _heads():
     yield "random-small-4bit", _head(seed=1).quantize_projection(4)
     yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
     yield "two-output-4bit", merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
+    yield "gated-two-output", _gated()
     yield "trained", load_head(ASSET_DIR / "sld_head.pt")  # committed: missing is a failure
 
 
-@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit", "trained"])
+def _gated() -> SLDHead:
+    """A two-output head with a request gate (strict needs P(harmful request) >= 0.6, loose none)."""
+    head = merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
+    w = torch.randn(head.cfg.in_dim, generator=torch.Generator().manual_seed(5)) * 0.1
+    return head.set_gate(w, 0.2, strict=0.6, loose=0.0)
+
+
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit",
+                                   "gated-two-output", "trained"])
 @pytest.mark.parametrize("batch", [1, 4])
 def test_onnx_matches_torch(which, batch, tmp_path):
     """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
@@ -374,7 +409,11 @@ def test_onnx_matches_torch(which, batch, tmp_path):
     with torch.no_grad():
         s0 = head.init_state(p)
         r, q, s1 = head.step(x, s0)
-    (s0_ort,) = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    init_out = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    s0_ort = init_out[0]
+    if head.cfg.gated:  # the initialiser also reads out P(the request is harmful) for the gate
+        np.testing.assert_allclose(init_out[1].reshape(-1), head.request_prob(p).reshape(-1).detach().numpy(),
+                                   atol=1e-4, rtol=0)
     r_ort, q_ort, s1_ort = ort_session(step_p).run(None, {"taps": x.numpy(), "state": s0.numpy()})
     np.testing.assert_allclose(s0_ort, s0.numpy(), atol=1e-4, rtol=0)
     np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
