@@ -73,12 +73,13 @@ data-guardrail: $(RUN_STAMP)
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
-# the issue #37 candidate (two read-outs): written to data/guardrail_v2/candidate, not to assets/, since it
-# regresses the shipped (part 3) head on two figures (benchmarks/RESULTS.md#guardrail); add GUARD_OUT=assets/guardrail to ship it
-GUARD_OUT ?= data/guardrail_v2/candidate
+# the shipped head: a request gate (strict) and two read-outs (assets/guardrail/DATA_CARD.md)
+GUARD_OUT ?= assets/guardrail
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 12 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--policy-heads --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members --out $(GUARD_OUT)
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 16 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
+		--policy-heads --gate --strict-target goes-along --loose-views model,human,forced --loose-cap-by view \
+		--loose-max-false-stop 0.05 --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members_r2 \
+		--out $(GUARD_OUT)
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py

@@ -299,7 +299,7 @@ class Guardrail:
             risks, _, state = self._block(block_taps, state)
             head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
             for (j, tid, _, lm_ms, end), raw in zip(pending, risks):
-                both = _gated(raw, factors)
+                both = policy_risks(raw, factors)
                 risk = both[col]
                 if stopped_at is not None:
                     yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both),
@@ -339,14 +339,14 @@ class Guardrail:
         state, request, factors = self._init(prompt_taps.to(self.device))
         t0 = time.perf_counter()
         pairs, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
-        pairs = [_gated(p, factors) for p in pairs]
+        pairs = [policy_risks(p, factors) for p in pairs]
         times = [(time.perf_counter() - t0) * 1e3 / len(pairs)] * len(pairs)
         col = POLICY_COLUMNS.index(name)
         risks = [p[col] for p in pairs]
         tokens = token_pieces(tok.decode, r_ids)
         stop = stop_index(risks, thr, pat)
         levels = [self.level_of(p) for p in pairs]
-        return RiskTrace(tokens, risks, stop, thr, pat, resp[col] * factors[col], times, name,
+        return RiskTrace(tokens, risks, stop, thr, pat, policy_risks(_pair(resp), factors)[col], times, name,
                          None if stop is None else levels[stop], levels, request)
 
 
@@ -358,10 +358,19 @@ def _pair(values) -> tuple[float, float]:
     return (flat[0], flat[0]) if len(flat) == 1 else (flat[0], flat[1])
 
 
-def _gated(pair: tuple[float, float], factors: tuple[float, float]) -> tuple[float, float]:
-    """A (strict, loose) risk pair times the request gate's factors: 0 for a policy whose gate the
-    request did not reach (no token of its reply counts), else 1."""
-    return pair[0] * factors[0], pair[1] * factors[1]
+def policy_risks(pair: tuple[float, float], factors: tuple[float, float]) -> tuple[float, float]:
+    """The (strict, loose) risks a token counts with: the head's pair times the request gate's factors
+    (0 for a policy whose gate the request did not reach, else 1), the strict risk never below the
+    loose one: a reply that gives material harmful help has gone along with the request, whatever
+    the gate read from the request (so strict never stops later than loose at the same settings).
+
+    >>> policy_risks((0.2, 0.9), (0.0, 1.0))
+    (0.9, 0.9)
+    >>> policy_risks((0.8, 0.1), (1.0, 1.0))
+    (0.8, 0.1)
+    """
+    strict, loose = pair[0] * factors[0], pair[1] * factors[1]
+    return max(strict, loose), loose
 
 
 def _policy_name(policy, cfg: GuardConfig) -> str:

@@ -156,11 +156,21 @@ def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, 
 
 
 @torch.no_grad()
+def strict_at_least_loose(r: torch.Tensor, q: torch.Tensor, col: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Column ``col`` of gated (strict, loose) token and response risks ``(..., 2)``, with the strict
+    column never below the loose one (:func:`engines.guardrail.guard.policy_risks`)."""
+    if col == 0:
+        return torch.maximum(r[..., 0], r[..., 1]), torch.maximum(q[..., 0], q[..., 1])
+    return r[..., col], q[..., col]
+
+
+@torch.no_grad()
 def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
                 policy: str = "loose", gated: bool = True) -> tuple[list[list[float]], list[float]]:
     """Token risks per reply and the final response-level probability, in eval mode (the risk column
-    ``policy`` reads on a two-output head; zero for a reply whose request misses the policy's
-    request gate, unless ``gated=False``)."""
+    ``policy`` reads on a two-output head, the strict one never below the loose one; zero for a
+    reply whose request misses the policy's request gate. ``gated=False``: each column's own risk,
+    neither gated nor composed)."""
     head.eval()
     col = head.cfg.column(policy) if head.cfg.outputs > 1 else None
     traces, resp = [], []
@@ -169,13 +179,14 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
         x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
         f = head.gate_factors(head.request_prob(p))  # (B, outputs): 0 where the request misses a policy's gate
-        if not gated:
+        if not gated:  # each column's own risk, ungated (dev_policies gates and composes them itself)
             f = torch.ones_like(f)
-        if col is not None:
-            rl, ql, f = rl[..., col], ql[..., col], f[..., col]
+        if col is not None and gated:
+            r, q = strict_at_least_loose(torch.sigmoid(rl) * f[:, None], torch.sigmoid(ql) * f[:, None], col)
+        elif col is not None:
+            r, q = torch.sigmoid(rl[..., col]), torch.sigmoid(ql[..., col])
         else:
-            f = f[..., 0]
-        r, q = torch.sigmoid(rl) * f[:, None], torch.sigmoid(ql) * f[:, None]
+            r, q = torch.sigmoid(rl) * f[:, :1], torch.sigmoid(ql) * f[:, :1]
         for k, e in enumerate(sub):
             n = e.feats.shape[0]
             traces.append(r[k, :n].tolist())
@@ -409,11 +420,12 @@ def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
     req = request_probs(head, dev, cols)
     out = {}
     s_exs, s_idx = strict_examples(dev)
-    for name, idx in (("strict", s_idx), ("loose", list(range(len(dev))))):
+    loose_on = np.ones(len(dev), bool)
+    for name, idx in (("loose", list(range(len(dev)))), ("strict", s_idx)):  # strict reads loose's risk too
         exs = [dev[k] for k in idx] if name == "loose" else s_exs
         best = None
         for gate in GATES if head.request is not None else (0.0,):
-            tr = [traces[name][k] if req[k] >= gate else [0.0] * len(traces[name][k]) for k in idx]
+            tr = [_policy_trace(traces, name, k, req[k] >= gate, loose_on[k], head.cfg.outputs) for k in idx]
             thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by,
                                          score_views=(score_views or {}).get(name))
             stopped = np.array([window_peak(t, pat) >= thr for t in tr])
@@ -421,7 +433,19 @@ def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
             if best is None or key > best[0]:
                 best = (key, {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps, "gate": gate})
         out[name] = best[1]
-    return out
+        if name == "loose":
+            loose_on = req >= best[1]["gate"]
+    return {k: out[k] for k in ("strict", "loose")}
+
+
+def _policy_trace(traces: dict, name: str, k: int, on: bool, loose_on: bool, outputs: int) -> list[float]:
+    """Reply ``k``'s token risks under policy ``name`` at a request gate that the request reaches
+    (``on``) or not; on a two-output head the strict risk is never below the (gated) loose risk."""
+    own = traces[name][k] if on else [0.0] * len(traces[name][k])
+    if name != "strict" or outputs < 2:
+        return own
+    loose = traces["loose"][k] if loose_on else [0.0] * len(own)
+    return [max(a, b) for a, b in zip(own, loose)]
 
 
 def _benign_families(exs: list[Example], cap_by: str) -> list[np.ndarray]:
