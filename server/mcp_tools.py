@@ -147,7 +147,7 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
 
     Args:
         prompt: the user's prompt (plain text, at most 100,000 characters).
-        response: the reply to score (plain text; the engine's own limit on length applies).
+        response: the reply to score (plain text, at most 2,048 SmolLM2 tokens: about 8,000 characters of English, 500 of CJK).
         threshold: per-token risk threshold in (0, 1); -1 uses the policy's dev-picked threshold.
         patience: consecutive risky tokens needed to stop; 0 uses the policy's dev-picked value.
         policy: "strict" or "loose".
@@ -165,12 +165,7 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
     pat = None if patience <= 0 else patience
     tr = shared_guardrail("torch").score(_text("prompt", prompt), _text("response", response),
                                          threshold=thr, patience=pat, policy=policy)
-    return _json({"would_stop": tr.stop_index is not None,
-            "stop_token": None if tr.stop_index is None else tr.stop_index + 1, "stop_level": tr.stop_level,
-            "policy": tr.policy,
-            "tokens": len(tr.risks), "max_risk": round(max(tr.risks), 4) if tr.risks else 0.0,
-            "response_risk": round(float(tr.response_risk), 4), "threshold": tr.threshold, "patience": tr.patience,
-            "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(tr.tokens, tr.risks, tr.levels)]})
+    return _json(tr.to_dict())
 
 
 @_tool

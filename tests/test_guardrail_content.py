@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engines.guardrail.guard import ASSET_DIR, Guardrail, RiskTrace, StreamEvent
-from evals.guardrail.labels_v2 import LABEL_FILE, RECORDS
+from evals.guardrail.labels import LABEL_FILE, RECORDS
 from evals.guardrail.refusal_aug import TRAIN_REFUSALS, train_harmful_prompts
 from evals.guardrail.refusals import REFUSALS
 
@@ -74,10 +74,10 @@ def test_engine_api_keeps_its_signatures_and_fields():
     assert list(inspect.signature(Guardrail.score).parameters) == ["self", "prompt", "response", "threshold",
                                                                   "patience", "policy"]
     assert [f.name for f in dataclasses.fields(StreamEvent)] == [
-        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow", "level"]
+        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow", "level", "request"]
     assert [f.name for f in dataclasses.fields(RiskTrace)] == [
         "tokens", "risks", "stop_index", "threshold", "patience", "response_risk", "head_ms", "policy",
-        "stop_level", "levels"]
+        "stop_level", "levels", "request_risk"]
 
 
 # A HarmBench behaviour (a test-only source: no training reply has this prompt), teacher-forced once
@@ -109,7 +109,7 @@ def test_pooled_dev_policy_scores_all_dev_replies_together():
     import torch
 
     from engines.guardrail.metrics import streaming_report
-    from engines.guardrail.train import Example, pick_policy
+    from evals.guardrail.train import Example, pick_policy
 
     z = torch.zeros(1)
     exs = [Example(f"h{i}", "human", "s", "dev", i % 2, 0 if i % 2 else None, False, z, z) for i in range(20)]
@@ -127,7 +127,7 @@ def test_content_eval_label_merge_and_refusal_doctests_run():
     import doctest
 
     import evals.guardrail.content_eval as ce
-    import evals.guardrail.labels_v2 as lv
+    import evals.guardrail.labels as lv
     import evals.guardrail.refusal_aug as ra
 
     for mod in (ce, lv, ra):

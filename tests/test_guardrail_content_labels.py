@@ -6,7 +6,7 @@ import re
 import pytest
 
 from evals.guardrail.content_prompts import OWN_FILES, norm
-from evals.guardrail.labels_v2 import LabelError, cohen_kappa, parse_labels
+from evals.guardrail.labels import LabelError, cohen_kappa, parse_labels
 from evals.guardrail.refusals import REFUSALS, refusal_for
 
 

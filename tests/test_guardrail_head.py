@@ -9,21 +9,17 @@ from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import (
     BLOCK_ONNX,
+    BlockStepModule,
+    GroupedStepModule,
     export_block_onnx,
     export_onnx,
     load_head,
     save_head,
 )
 from engines.guardrail.guard import ASSET_DIR
-from engines.guardrail.head import (
-    BlockStepModule,
-    GroupedStepModule,
-    SLDHead,
-    atc_loss,
-    distill_loss,
-    merge_heads,
-)
+from engines.guardrail.head import SLDHead, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
+from engines.guardrail.losses import atc_loss, distill_loss
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
 
 SMALL = {"hidden_size": 32, "proj_dim": 16, "state_dim": 12}
@@ -193,7 +189,7 @@ def test_distill_loss_is_smallest_at_the_teacher_and_ignores_padding():
 def test_distilled_student_moves_towards_its_teacher():
     """train_head(teacher=..., lam_kd=...) pulls a student's risks towards a (here random, frozen)
     teacher's: with a large weight it ends closer to the teacher than the same run without it."""
-    import engines.guardrail.train as gt
+    import evals.guardrail.train as gt
 
     cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8, dropout=0.0)
     g = torch.Generator().manual_seed(1)
@@ -275,6 +271,32 @@ def test_save_load_round_trip(tmp_path):
     for (k, v), (k2, v2) in zip(head.state_dict().items(), back.state_dict().items()):
         assert k == k2
         torch.testing.assert_close(v, v2, rtol=0, atol=0)
+
+
+def test_compact_save_folds_the_members_and_the_gate_back(tmp_path):
+    """save_head(members=...) stores the members, not the block-diagonal fold, and load_head gives the
+    same head: same outputs, same gate levels and request probability."""
+    members = [_head(seed=s) for s in range(4)]
+    head = _gated()
+    save_head(head, tmp_path / "h.pt", members=members, outputs=[2, 2])
+    save_head(head, tmp_path / "full.pt")
+    assert (tmp_path / "h.pt").stat().st_size < (tmp_path / "full.pt").stat().st_size
+    back = load_head(tmp_path / "h.pt")
+    assert (back.cfg.strict_gate, back.cfg.loose_gate) == (0.6, 0.0) and back.cfg.gated
+    g = torch.Generator().manual_seed(0)
+    x, p = torch.randn(3, head.cfg.in_dim, generator=g), torch.randn(3, head.cfg.in_dim, generator=g)
+    with torch.no_grad():
+        want, got = head.step(x, head.init_state(p)), back.step(x, back.init_state(p))
+        torch.testing.assert_close(back.request_prob(p), head.request_prob(p))
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=0)
+
+
+def test_gate_factors_follow_each_policys_level():
+    """Strict counts a reply only where P(harmful request) reaches its gate; loose (gate 0) always."""
+    head = _gated()
+    f = head.gate_factors(torch.tensor([[0.2], [0.6], [0.9]]))
+    assert f.reshape(3, 2).tolist() == [[0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
 
 
 @pytest.mark.parametrize("prompt_init", [True, False])
@@ -359,10 +381,20 @@ def _heads():
     yield "random-small", _head(seed=1)
     yield "random-small-4bit", _head(seed=1).quantize_projection(4)
     yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
+    yield "two-output-4bit", merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
+    yield "gated-two-output", _gated()
     yield "trained", load_head(ASSET_DIR / "sld_head.pt")  # committed: missing is a failure
 
 
-@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
+def _gated() -> SLDHead:
+    """A two-output head with a request gate (strict needs P(harmful request) >= 0.6, loose none)."""
+    head = merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
+    w = torch.randn(head.cfg.in_dim, generator=torch.Generator().manual_seed(5)) * 0.1
+    return head.set_gate(w, 0.2, strict=0.6, loose=0.0)
+
+
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit",
+                                   "gated-two-output", "trained"])
 @pytest.mark.parametrize("batch", [1, 4])
 def test_onnx_matches_torch(which, batch, tmp_path):
     """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
@@ -377,7 +409,11 @@ def test_onnx_matches_torch(which, batch, tmp_path):
     with torch.no_grad():
         s0 = head.init_state(p)
         r, q, s1 = head.step(x, s0)
-    (s0_ort,) = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    init_out = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    s0_ort = init_out[0]
+    if head.cfg.gated:  # the initialiser also reads out P(the request is harmful) for the gate
+        np.testing.assert_allclose(init_out[1].reshape(-1), head.request_prob(p).reshape(-1).detach().numpy(),
+                                   atol=1e-4, rtol=0)
     r_ort, q_ort, s1_ort = ort_session(step_p).run(None, {"taps": x.numpy(), "state": s0.numpy()})
     np.testing.assert_allclose(s0_ort, s0.numpy(), atol=1e-4, rtol=0)
     np.testing.assert_allclose(r_ort, r.numpy(), atol=1e-4, rtol=0)
@@ -410,7 +446,7 @@ def _token_by_token(head: SLDHead, x: torch.Tensor, s: torch.Tensor):
     return torch.cat(risks), torch.cat(resps), s
 
 
-@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit", "trained"])
 @pytest.mark.parametrize("tokens", [1, 2, 7])
 def test_block_step_is_the_token_by_token_step(which, tokens):
     """T tokens scored in one BlockStepModule call give the risks, response probs and final state of
@@ -442,7 +478,7 @@ def test_blocks_chain_through_their_state():
     torch.testing.assert_close(st, whole[2], atol=1e-6, rtol=0)
 
 
-@pytest.mark.parametrize("which", ["random-small", "merged-4bit", "trained"])
+@pytest.mark.parametrize("which", ["random-small", "merged-4bit", "two-output-4bit", "trained"])
 def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
     """The exported block graph has a dynamic token axis and agrees with torch to 1e-4 at every length,
     including one token; its 4-bit projection runs as MatMulNBits."""
@@ -479,10 +515,10 @@ def test_shipped_policy_is_the_dev_picked_one():
     assert (ASSET_DIR / "metrics.json").is_file(), "committed asset missing from assets/guardrail"
     m = json.loads((ASSET_DIR / "metrics.json").read_text())
     assert default_policy() == (m["threshold"], m["patience"])
-    assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters()) <= 5_000_000
-    info = head_info()  # what the tab's text says about the head
-    assert (info["params"], info["layers"], info["members"]) == (m["params"], m["config"]["layers"],
-                                                                  len(m["seed"]) if isinstance(m["seed"], list) else 1)
+    assert m["params"] == sum(p.numel() for p in load_head(ASSET_DIR / "sld_head.pt").parameters())
+    info = head_info()  # what the tab's text says about the head: its members' weights, without the fold's zeros
+    assert info["params"] <= min(m["params"], 5_000_000)
+    assert (info["layers"], info["members"]) == (m["config"]["layers"], m["config"]["members"])
     assert head_info(ASSET_DIR / "missing")["params"] == 0
 
 
@@ -491,7 +527,7 @@ def test_dev_policy_separates_a_learnable_split_and_doctests_run():
     own dev traces: on a linearly separable toy split it stops every harmful reply and no benign one."""
     import doctest
 
-    import engines.guardrail.train as gt
+    import evals.guardrail.train as gt
 
     cfg = GuardConfig(layers=(9,), hidden_size=4, proj_dim=8, state_dim=8)
     exs = [gt.Example(str(i), "v", "s", "dev", i % 2, 0 if i % 2 else None, not i % 2,

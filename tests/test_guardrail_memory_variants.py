@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.train import Example, train_head
 from evals.guardrail import sweep
+from evals.guardrail.train import Example, train_head
 
 SMALL = GuardConfig(layers=(9,), hidden_size=16, proj_dim=8, state_dim=6)
 

@@ -9,8 +9,13 @@ from torch.nn import functional as F
 
 from engines.common.onnx_runtime import ort_session
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.export import export_onnx, load_head, save_head
-from engines.guardrail.head import GroupedStepModule, SLDHead, merge_heads
+from engines.guardrail.export import (
+    GroupedStepModule,
+    export_onnx,
+    load_head,
+    save_head,
+)
+from engines.guardrail.head import SLDHead, merge_heads
 from engines.guardrail.quant import (
     BLOCK,
     matmulnbits_initializers,

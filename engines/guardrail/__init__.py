@@ -2,7 +2,9 @@
 
 PlugGuard / Kelp (arXiv 2510.09694): a Streaming Latent Dynamics (SLD) head reads intermediate
 hidden states of the protected LM at every generated token, keeps a GRU memory of how risk
-evolves, and is trained with an Anchored Temporal Consistency (ATC) loss.
+evolves, and is trained with an Anchored Temporal Consistency (ATC) loss. Two verbs:
+:meth:`Guardrail.stream` (generate and stop under a policy) and :meth:`Guardrail.score` (risks of a
+given reply), with their results :class:`StreamEvent` and :class:`RiskTrace`.
 
 >>> from engines.guardrail import GuardConfig
 >>> GuardConfig().layers
@@ -18,8 +20,6 @@ from engines.guardrail.guard import (
     head_info,
     shared_guardrail,
 )
-from engines.guardrail.head import SLDHead, atc_loss
-from engines.guardrail.metrics import stop_index, streaming_report
 
-__all__ = ["POLICIES", "GuardConfig", "Guardrail", "RiskTrace", "SLDHead", "StreamEvent", "atc_loss", "default_policy", "head_info",
-           "shared_guardrail", "stop_index", "streaming_report"]
+__all__ = ["POLICIES", "GuardConfig", "Guardrail", "RiskTrace", "StreamEvent", "default_policy", "head_info",
+           "shared_guardrail"]

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+POLICY_COLUMNS = ("strict", "loose")
+"""Column order of a two-output head's risks (``GuardConfig.outputs == 2``)."""
+
 
 @dataclass
 class GuardConfig:
@@ -25,11 +28,23 @@ class GuardConfig:
         max_new_tokens: default number of tokens to generate when streaming.
         max_prompt_chars: longest prompt accepted, in characters.
         max_prompt_tokens: the user text is cut to this many tokens before the chat template.
-        max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters.
+        max_response_chars: longest reply :meth:`Guardrail.score` accepts, in characters (a cheap bound
+            on the tokenizer's work).
+        max_response_tokens: longest reply :meth:`Guardrail.score` accepts, in SmolLM2 tokens: the bound on
+            its time and memory (a character of CJK Extension B is about 4 tokens, of English about 0.25).
         members: heads folded into this one by :func:`engines.guardrail.head.merge_heads` (their
             widths stacked as block-diagonal groups; the risk logit is their mean); 1 for a plain head.
         proj_bits: bits per projection weight once block-quantised
             (:meth:`SLDHead.quantize_projection`); None for float weights.
+        outputs: risk read-outs: 1 = one risk that both policies threshold; 2 = a strict and a loose
+            risk (columns in :data:`POLICY_COLUMNS` order), each the mean of its own members.
+        strict_gate: strict policy: the P(the request is harmful) a request needs, read once from the
+            taps at the last prompt token by the request gate (:meth:`SLDHead.request_prob`), before
+            any token of its reply can count; 0 = no gate. With a gate the strict risk is the
+            decomposition P(harmful request) x P(the reply goes along): a benign request that merely
+            sounds risky is let through however willingly it is answered, and a harmful one is
+            stopped where its reply starts going along, not at the request.
+        loose_gate: the same for the loose policy (0 = no gate).
 
     >>> GuardConfig(members=3, proj_bits=4).members
     3
@@ -53,16 +68,20 @@ class GuardConfig:
     max_prompt_chars: int = 4000
     max_prompt_tokens: int = 256
     max_response_chars: int = 8000
+    max_response_tokens: int = 2048
     # --- folded ensemble and weight format ---
     members: int = 1
     proj_bits: int | None = None
+    outputs: int = 1
+    strict_gate: float = 0.0
+    loose_gate: float = 0.0
 
     def __post_init__(self) -> None:
         self.layers = tuple(int(x) for x in self.layers)
         if not self.layers or any(x < 1 for x in self.layers):
             raise ValueError(f"layers={self.layers}: give one or more decoder layer indices >= 1")
         for name in ("hidden_size", "proj_dim", "state_dim", "max_new_tokens", "max_prompt_chars",
-                     "max_prompt_tokens", "max_response_chars"):
+                     "max_prompt_tokens", "max_response_chars", "max_response_tokens"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name}={getattr(self, name)}: must be a positive integer")
         if not 0.0 <= self.dropout < 1.0:
@@ -80,6 +99,13 @@ class GuardConfig:
                 raise ValueError(f"strict_patience={self.strict_patience}: must be at least 1 token")
         if int(self.members) < 1:
             raise ValueError(f"members={self.members}: a head folds at least 1 member")
+        if int(self.outputs) not in (1, 2):
+            raise ValueError(f"outputs={self.outputs}: use 1 (one risk for both policies) or 2 (strict, loose)")
+        for name in ("strict_gate", "loose_gate"):
+            if not 0.0 <= float(getattr(self, name)) < 1.0:
+                raise ValueError(f"{name}={getattr(self, name)}: must be in [0, 1) (0 = no request gate)")
+        if int(self.outputs) == 1 and self.strict_gate != self.loose_gate:
+            raise ValueError("a one-output head's policies read one risk: give strict_gate == loose_gate")
         if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
             raise ValueError(f"proj_bits={self.proj_bits}: use None (float) or 2..8 bits")
 
@@ -99,6 +125,14 @@ class GuardConfig:
         """Width of the concatenated taps the head reads per token."""
         return len(self.layers) * self.hidden_size
 
+    def column(self, name: str) -> int:
+        """The risk column a policy reads: 0 for a one-output head, else its place in :data:`POLICY_COLUMNS`.
+
+        >>> GuardConfig(outputs=2).column("loose"), GuardConfig().column("loose")
+        (1, 0)
+        """
+        return POLICY_COLUMNS.index(name) if int(self.outputs) == 2 else 0
+
     def policy(self, name: str) -> tuple[float, int]:
         """(threshold, patience) of the ``"strict"`` or ``"loose"`` stop policy.
 
@@ -112,6 +146,19 @@ class GuardConfig:
                 raise ValueError("this head was trained without a strict policy; use policy='loose'")
             return float(self.strict_threshold), int(self.strict_patience)
         raise ValueError(f"policy must be 'strict' or 'loose', got {name!r}")
+
+    @property
+    def gated(self) -> bool:
+        """Whether a policy reads the request gate (the head then carries one)."""
+        return self.strict_gate > 0 or self.loose_gate > 0
+
+    def gate(self, name: str) -> float:
+        """The request probability policy ``name`` needs (0 = none).
+
+        >>> GuardConfig(outputs=2, strict_gate=0.9).gate("strict")
+        0.9
+        """
+        return float(self.strict_gate if name == "strict" else self.loose_gate)
 
     def to_dict(self) -> dict:
         """Plain-JSON form (tuples become lists)."""

@@ -18,16 +18,22 @@ from engines.common.backbone import chat_prompt_ids, load_backbone
 from engines.common.device import get_device
 from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
-from engines.guardrail.config import GuardConfig
+from engines.guardrail.config import POLICY_COLUMNS, GuardConfig
 from engines.guardrail.detok import IncrementalDecoder, token_pieces
-from engines.guardrail.export import BLOCK_ONNX, INIT_ONNX, STEP_ONNX, load_head
+from engines.guardrail.export import (
+    BLOCK_ONNX,
+    INIT_ONNX,
+    STEP_ONNX,
+    BlockStepModule,
+    GroupedStepModule,
+    load_head,
+)
 from engines.guardrail.features import tap, teacher_forced
-from engines.guardrail.head import BlockStepModule, GroupedStepModule
 from engines.guardrail.metrics import stop_index
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
 BACKENDS = ("torch", "onnx")
-POLICIES = ("strict", "loose")
+POLICIES = POLICY_COLUMNS
 LEVELS = ("safe", "complies", "unsafe")
 MAX_BLOCK = 64  # most tokens scored per head call in Guardrail.stream(block=...)
 
@@ -52,6 +58,7 @@ class StreamEvent:
     head_ms: float
     shadow: bool = False
     level: str = "safe"  # the level this token's risk reaches: safe, complies (strict) or unsafe (loose)
+    request: float | None = None  # P(the request is harmful) of a gated head (GuardConfig.gate), else None
 
 
 @dataclass
@@ -59,7 +66,8 @@ class RiskTrace:
     """Per-token risks of a (prompt, reply) pair and where the stop policy would fire. ``head_ms``: the
     head's time per token (the reply is scored in one block call, so every entry is that call's share).
     ``policy``: the stop policy applied; ``stop_level``: the level of the token it stopped at (None
-    without a stop); ``levels``: each token's level."""
+    without a stop); ``levels``: each token's level; ``request_risk``: P(the request is harmful) for a
+    head with a request gate (``GuardConfig.strict_gate`` / ``loose_gate``), else None."""
 
     tokens: list[str]
     risks: list[float]
@@ -71,10 +79,29 @@ class RiskTrace:
     policy: str = "loose"
     stop_level: str | None = None
     levels: list[str] = field(default_factory=list)
+    request_risk: float | None = None
 
     @property
     def stopped(self) -> bool:
         return self.stop_index is not None
+
+    def to_dict(self) -> dict:
+        """The trace as plain JSON (what the MCP tool returns): ``would_stop``, ``stop_token`` (1-based
+        or None), ``stop_level``, ``policy``, ``tokens`` (count), ``max_risk``, ``response_risk``,
+        ``threshold``, ``patience``, ``request_risk`` and ``token_risks`` ([token, risk, level] per token),
+        risks to 4 places.
+
+        >>> RiskTrace(["Hi", "!"], [0.1, 0.95], 1, 0.9, 1, 0.5, policy="loose", stop_level="unsafe",
+        ...           levels=["safe", "unsafe"]).to_dict()["stop_token"]
+        2
+        """
+        return {"would_stop": self.stopped, "stop_token": None if self.stop_index is None else self.stop_index + 1,
+                "stop_level": self.stop_level, "policy": self.policy, "tokens": len(self.risks),
+                "max_risk": round(max(self.risks), 4) if self.risks else 0.0,
+                "response_risk": round(float(self.response_risk), 4), "threshold": self.threshold,
+                "request_risk": None if self.request_risk is None else round(float(self.request_risk), 4),
+                "patience": self.patience,
+                "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(self.tokens, self.risks, self.levels)]}
 
 
 def _check_text(name: str, value, limit: int) -> str:
@@ -151,32 +178,39 @@ class Guardrail:
 
     # --- head backends -------------------------------------------------------------------
     def _init(self, prompt_taps: torch.Tensor):
+        """Prompt taps -> (initial state, P(request harmful) or None, (strict, loose) risk factors)."""
         if self.backend == "onnx":
-            return self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})[0]
-        with torch.no_grad():
-            return self.head.init_state(prompt_taps.float())
+            outs = self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})
+            state, request = outs[0], (float(outs[1][0]) if len(outs) > 1 else None)
+        else:
+            with torch.no_grad():
+                state = self.head.init_state(prompt_taps.float())
+                request = float(self.head.request_prob(prompt_taps.float())[0]) if self.head.request is not None else None
+        factors = tuple(1.0 if request is None or request >= self.cfg.gate(name) else 0.0 for name in POLICIES)
+        return state, request, factors
 
     def _step(self, taps: torch.Tensor, state):
-        """One head step -> (risk, response prob, new state)."""
+        """One head step -> (risks, response probs, new state); risks and response probs are
+        (strict, loose) pairs (the same value twice for a one-output head)."""
         if self.backend == "onnx":
             risk, resp, st = self._step_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
-            return float(risk[0]), float(resp[0]), st
-        with torch.no_grad():
-            risk, resp, st = self._torch_step(taps.float(), state)
-        return float(risk[0]), float(resp[0]), st
+        else:
+            with torch.no_grad():
+                risk, resp, st = self._torch_step(taps.float(), state)
+        return _pair(risk[0]), _pair(resp[0]), st
 
     def _block(self, taps: torch.Tensor, state):
         """Consecutive tokens of one reply, taps (T, k * H), in one head call (:class:`BlockStepModule`)
-        -> (T risks, response prob after the last token, state after the last token)."""
+        -> (T (strict, loose) risk pairs, response probs after the last token, state after the last token)."""
         if taps.shape[0] == 1:
             risk, resp, st = self._step(taps, state)
             return [risk], resp, st
         if self.backend == "onnx":
             risk, resp, st = self._block_sess.run(None, {"taps": taps.float().cpu().numpy(), "state": state})
-            return risk.tolist(), float(resp[-1]), st
-        with torch.no_grad():
-            risk, resp, st = self._torch_block(taps.float(), state)
-        return risk.tolist(), float(resp[-1]), st
+        else:
+            with torch.no_grad():
+                risk, resp, st = self._torch_block(taps.float(), state)
+        return [_pair(r) for r in risk], _pair(resp[-1]), st
 
     def _policy(self, threshold, patience, policy=None) -> tuple[float, int, str]:
         """(threshold, patience, policy name): the policy's dev-picked values unless given."""
@@ -188,12 +222,14 @@ class Guardrail:
             raise InputError(f"threshold={thr}: choose a value strictly between 0 and 1")
         return thr, _whole("patience", pat, 64), name
 
-    def level_of(self, risk: float) -> str:
-        """The level a token's risk reaches: ``unsafe`` at the loose threshold, ``complies`` at the
-        strict one, else ``safe`` (one ordinal risk, :data:`~engines.guardrail.head.ORDINAL_CUT`)."""
-        if risk >= self.cfg.threshold:
+    def level_of(self, risk: float | tuple[float, float]) -> str:
+        """The level a token reaches: ``unsafe`` when its loose risk reaches the loose threshold,
+        ``complies`` when its strict risk reaches the strict one, else ``safe``. ``risk`` is a
+        (strict, loose) pair, or one float for a head whose policies read one risk."""
+        strict, loose = _pair(risk)
+        if loose >= self.cfg.threshold:
             return "unsafe"
-        if self.cfg.strict_threshold is not None and risk >= self.cfg.strict_threshold:
+        if self.cfg.strict_threshold is not None and strict >= self.cfg.strict_threshold:
             return "complies"
         return "safe"
 
@@ -226,7 +262,8 @@ class Guardrail:
         >>> ev = list(g.stream("Say hi.", max_new_tokens=4)); len(ev) <= 4   # doctest: +SKIP
         True
         """
-        thr, pat, _ = self._policy(threshold, patience, policy)
+        thr, pat, name = self._policy(threshold, patience, policy)
+        col = POLICY_COLUMNS.index(name)
         n_new = _whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens, 512)
         block = _whole("block", block, MAX_BLOCK)
         ids = self._prompt_ids(prompt)
@@ -235,7 +272,7 @@ class Guardrail:
         layers = self.cfg.layers
         out = model(input_ids=ids, use_cache=True, output_hidden_states=True)
         cache = out.cache
-        state = self._init(tap(out.hidden_states, layers)[:, -1])
+        state, request, factors = self._init(tap(out.hidden_states, layers)[:, -1])
         nxt = int(out.logits[0, -1].argmax())
         dec = IncrementalDecoder(tok.decode)
         run, stopped_at = 0, None
@@ -261,14 +298,17 @@ class Guardrail:
             block_taps = pending[0][2] if len(pending) == 1 else torch.cat([p[2] for p in pending])
             risks, _, state = self._block(block_taps, state)
             head_ms = (time.perf_counter() - t2) * 1e3 / len(pending)
-            for (j, tid, _, lm_ms, end), risk in zip(pending, risks):
+            for (j, tid, _, lm_ms, end), raw in zip(pending, risks):
+                both = policy_risks(raw, factors)
+                risk = both[col]
                 if stopped_at is not None:
-                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(risk))
+                    yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both),
+                                      request=request)
                     continue
                 text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(risk))
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both), request=request)
                 if fired:
                     stopped_at = j
                     if not shadow:
@@ -291,17 +331,46 @@ class Guardrail:
         p_ids = self._prompt_ids(prompt)[0].tolist()
         tok = self.bb.tokenizer
         r_ids = tok(response, add_special_tokens=False)["input_ids"]
+        if len(r_ids) > self.cfg.max_response_tokens:  # the cost is per token: CJK or emoji run 3-4 tokens a character
+            raise InputError(f"response is {len(r_ids):,} tokens long; the limit is {self.cfg.max_response_tokens:,} "
+                             f"tokens (about {4 * self.cfg.max_response_tokens:,} characters of English); score a shorter reply")
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
         per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
-        state = self._init(prompt_taps.to(self.device))
+        state, request, factors = self._init(prompt_taps.to(self.device))
         t0 = time.perf_counter()
-        risks, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
-        times = [(time.perf_counter() - t0) * 1e3 / len(risks)] * len(risks)
+        pairs, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
+        pairs = [policy_risks(p, factors) for p in pairs]
+        times = [(time.perf_counter() - t0) * 1e3 / len(pairs)] * len(pairs)
+        col = POLICY_COLUMNS.index(name)
+        risks = [p[col] for p in pairs]
         tokens = token_pieces(tok.decode, r_ids)
         stop = stop_index(risks, thr, pat)
-        levels = [self.level_of(r) for r in risks]
-        return RiskTrace(tokens, risks, stop, thr, pat, resp, times, name,
-                         None if stop is None else levels[stop], levels)
+        levels = [self.level_of(p) for p in pairs]
+        return RiskTrace(tokens, risks, stop, thr, pat, policy_risks(_pair(resp), factors)[col], times, name,
+                         None if stop is None else levels[stop], levels, request)
+
+
+def _pair(values) -> tuple[float, float]:
+    """(strict, loose) from one head output: a two-output row, or one value both policies read."""
+    if isinstance(values, (int, float)):
+        return float(values), float(values)
+    flat = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+    return (flat[0], flat[0]) if len(flat) == 1 else (flat[0], flat[1])
+
+
+def policy_risks(pair: tuple[float, float], factors: tuple[float, float]) -> tuple[float, float]:
+    """The (strict, loose) risks a token counts with: the head's pair times the request gate's factors
+    (0 for a policy whose gate the request did not reach, else 1), the strict risk never below the
+    loose one: a reply that gives material harmful help has gone along with the request, whatever
+    the gate read from the request (so strict never stops later than loose at the same settings).
+
+    >>> policy_risks((0.2, 0.9), (0.0, 1.0))
+    (0.9, 0.9)
+    >>> policy_risks((0.8, 0.1), (1.0, 1.0))
+    (0.8, 0.1)
+    """
+    strict, loose = pair[0] * factors[0], pair[1] * factors[1]
+    return max(strict, loose), loose
 
 
 def _policy_name(policy, cfg: GuardConfig) -> str:
@@ -313,11 +382,6 @@ def _policy_name(policy, cfg: GuardConfig) -> str:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return policy
-
-
-def risk_curve(risks: list[float]) -> np.ndarray:
-    """Risks as a float array (helper for plots)."""
-    return np.asarray(risks, dtype=float)
 
 
 _SHARED: dict[tuple[str, str], Guardrail] = {}
@@ -340,8 +404,9 @@ def shared_guardrail(backend: str = "torch", device: str | None = None) -> Guard
 
 def head_info(asset_dir: str | Path | None = None) -> dict:
     """What the shipped head is, read from its file without building it: dev-picked ``threshold``
-    and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float) and ``params``
-    (off-block zeros of a merged ensemble counted). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
+    and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float), ``params``
+    (a merged ensemble stored as its members: theirs, without the off-block zeros of the folded form) and the
+    request probability each policy needs (``gates``, 0 = none). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
 
     >>> info = head_info(); 0 < info["threshold"] < 1 and info["members"] >= 1   # doctest: +SKIP
     True
@@ -351,13 +416,22 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     if not path.is_file():
         c = GuardConfig()
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
-                "projection_bits": None, "policies": _policies(c)}
+                "projection_bits": None, "outputs": 1, "gates": {"strict": 0.0, "loose": 0.0}, "policies": _policies(c)}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = GuardConfig.from_dict(blob["config"])
     return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
-            "members": int(cfg.members), "projection_bits": cfg.proj_bits,
-            "params": int(sum(t.numel() for t in blob["state_dict"].values())),
+            "members": int(cfg.members), "projection_bits": cfg.proj_bits, "outputs": int(cfg.outputs),
+            "params": _params(blob), "gates": {"strict": cfg.gate("strict"), "loose": cfg.gate("loose")},
             "policies": _policies(cfg)}
+
+
+def _params(blob: dict) -> int:
+    """Weights of a saved head: its state, or its members' and its request gate's (a folded head
+    stored as members, :func:`~engines.guardrail.export.save_head`)."""
+    if "members" not in blob:
+        return int(sum(t.numel() for t in blob["state_dict"].values()))
+    return int(sum(t.numel() for sd in blob["members"] for t in sd.values())
+               + sum(t.numel() for t in blob.get("request", {}).values()))
 
 
 def _policies(cfg: GuardConfig) -> dict[str, tuple[float, int]]:

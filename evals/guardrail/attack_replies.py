@@ -36,8 +36,9 @@ import torch
 from engines.common.backbone import chat_prompt_ids, load_backbone
 from evals.guardrail import content_prompts as cp
 from evals.guardrail import data as gd
+from evals.guardrail.paths import DATA
 
-OUT = gd.ROOT / "data" / "guardrail_v2"
+OUT = DATA
 GEN_TOKENS = gd.GEN_TOKENS
 TEMPERATURES = (0.7, 0.85, 1.0)
 SAMPLES_PER_PROMPT = 2

@@ -7,7 +7,7 @@ Writes under ``data/guardrail_v2/`` (git-ignored):
 * ``records.jsonl``: one reply per line: id, view, source, category, prompt, reply text,
   reply token ids, split, benign_prompt, the label/anchor where known, and the refusal-regex
   proposal (``label_regex``/``anchor_regex``). Model-view replies carry ``label: null`` until
-  the content labels are merged (``evals/guardrail/labels_v2.py --apply``).
+  the content labels are merged (``python -m evals.guardrail.labels content --apply``).
 * ``feats/<view>_<chunk>.pt``: float16 taps per reply token (layers 9/15/21/30) and at the last
   prompt token, written by the data script's own functions, so the features are exactly those
   the streaming guard sees.
@@ -39,10 +39,10 @@ from engines.common.backbone import chat_prompt_ids, load_backbone
 from engines.guardrail.labels import anchor_token_index, find_anchor_char
 from evals.guardrail import content_prompts as cp
 from evals.guardrail import data as gd
+from evals.guardrail.paths import DATA
 from evals.guardrail.refusals import refusal_for
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "data" / "guardrail_v2"
+OUT = DATA
 MAX_PAIRS = 150
 FIELDS = ("id", "view", "source", "category", "prompt", "reply", "reply_ids", "label", "anchor", "label_regex",
           "anchor_regex", "score", "split", "benign_prompt", "pair")

@@ -28,9 +28,9 @@ import torch
 from engines.common.backbone import chat_prompt_ids, load_backbone
 from evals.guardrail import data as gd
 from evals.guardrail.content_prompts import norm
+from evals.guardrail.paths import DATA
 
-REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "data" / "guardrail_v2"
+OUT = DATA
 SOURCE = "own/train_refusals"
 
 TRAIN_REFUSALS: tuple[str, ...] = (

@@ -2,7 +2,7 @@
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python -m evals.guardrail.sweep NAME [--seed S] [...]
 
-Trains one variant with :func:`engines.guardrail.train.train_head` (best epoch by dev streaming
+Trains one variant with :func:`evals.guardrail.train.train_head` (best epoch by dev streaming
 F1) and saves its weights and dev risk logits under ``data/guardrail/sweep/NAME.pt`` so seed
 ensembles can be scored on dev afterwards (``--ensemble A,B,C``: logit-averaged dev traces, same
 threshold/patience rule as everything else). ``--score PATH`` scores a saved head (e.g. the
@@ -37,7 +37,7 @@ from torch.nn import functional as F
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import load_head
 from engines.guardrail.head import SLDHead
-from engines.guardrail.train import (
+from evals.guardrail.train import (
     columns,
     dev_policy,
     head_traces,

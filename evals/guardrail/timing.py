@@ -56,11 +56,14 @@ def floor_graphs(folder: Path) -> list[Path]:
     from engines.guardrail.export import export_onnx, load_head
     from engines.guardrail.head import SLDHead, merge_heads
 
-    shipped = load_head(ASSETS_DIR / "guardrail" / "sld_head.pt").cfg
+    path = ASSETS_DIR / "guardrail" / "sld_head.pt"
+    shipped = load_head(path).cfg
     k = int(shipped.members)
-    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "members": 1, "proj_bits": None})
+    groups = torch.load(str(path), map_location="cpu", weights_only=True).get("outputs")  # members per read-out
+    cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "members": 1, "proj_bits": None,
+                         "outputs": 1, "strict_gate": 0.0, "loose_gate": 0.0})
     torch.manual_seed(0)
-    tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)])
+    tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)], outputs=groups)
     if shipped.proj_bits:
         tiny = tiny.quantize_projection(int(shipped.proj_bits))
     step, _ = export_onnx(tiny, folder / "narrow")

@@ -1,13 +1,13 @@
 """Training and evaluation helpers for the SLD head (used by ``scripts/guardrail_train.py``).
 
-The feature cache is written by ``evals/guardrail/data.py``; nothing here touches the
-backbone, so retraining takes seconds to minutes on a CPU.
+The feature cache is written by the data build (:mod:`evals.guardrail.content_data` and friends);
+nothing here touches the backbone, so retraining takes seconds to minutes on a CPU.
 """
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -15,8 +15,10 @@ import numpy as np
 import torch
 
 from engines.guardrail.config import GuardConfig
-from engines.guardrail.head import SLDHead, atc_loss, distill_loss, ordinal_atc_loss
+from engines.guardrail.head import SLDHead
+from engines.guardrail.losses import atc_loss, distill_loss, ordinal_atc_loss
 from engines.guardrail.metrics import f1_scores, streaming_report
+from evals.guardrail.data import TAPS
 
 
 @dataclass
@@ -37,10 +39,7 @@ class Example:
     strict_anchor: int | None = None  # first token where the reply starts going along
 
 
-CACHE_LAYERS = (9, 15, 21, 30)  # the layers evals/guardrail/data.py stores, in this order
-
-
-def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = CACHE_LAYERS) -> torch.Tensor:
+def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = TAPS) -> torch.Tensor:
     """Column indices of ``cfg.layers`` inside a cached feature row.
 
     >>> columns(GuardConfig(layers=(15, 30), hidden_size=2), hidden=2, cache_layers=(9, 15, 21, 30)).tolist()
@@ -80,7 +79,7 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
             label, anchor = r.get("label"), r.get("anchor")
             if lv is not None and label is None:  # views labelled only in three levels
                 label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
-            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled"):
+            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled", "contrast"):
                 label, anchor = 0, None  # a reply to a benign request not read: safe by the guideline's rule
             if label is None:
                 continue
@@ -120,6 +119,25 @@ def strict_examples(exs: list[Example]) -> tuple[list[Example], list[int]]:
     return [replace(exs[k], label=exs[k].strict_label, anchor=exs[k].strict_anchor) for k in idx], idx
 
 
+def goes_along_examples(exs: list[Example]) -> tuple[list[Example], list[int]]:
+    """The "reply goes along" targets of the decomposed strict policy, and their indices in ``exs``:
+    replies to harmful requests whose strict level is known (complies or unsafe from the comply
+    anchor on; safe: a refusal, or a reply that answers something else) and the written refusals of
+    the train split. Replies to benign requests carry no target here: whether a request is harmful
+    is the request gate's question (:meth:`engines.guardrail.head.SLDHead.request_prob`), so this
+    read-out only learns whether the reply has started doing what was asked.
+
+    >>> z = torch.zeros(1, 1)
+    >>> ex = [Example("a", "model", "s", "dev", 0, None, True, z, z, strict_label=0),
+    ...       Example("b", "model", "s", "dev", 0, None, False, z, z, strict_label=1, strict_anchor=2)]
+    >>> [(e.id, e.label, e.anchor) for e in goes_along_examples(ex)[0]]
+    [('b', 1, 2)]
+    """
+    idx = [k for k, e in enumerate(exs) if (e.strict_label is not None and not e.benign_prompt) or e.view == "forced"]
+    return [replace(exs[k], label=exs[k].strict_label or 0, anchor=exs[k].strict_anchor if exs[k].strict_label else None)
+            for k in idx], idx
+
+
 def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, ...]:
     """Padded taps, prompt taps, mask, response targets (the mean human score where one exists if
     ``soft``, else the label) and anchors (T for safe replies) of a list of examples."""
@@ -138,15 +156,37 @@ def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, 
 
 
 @torch.no_grad()
-def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tuple[list[list[float]], list[float]]:
-    """Token risks per reply and the final response-level probability, in eval mode."""
+def strict_at_least_loose(r: torch.Tensor, q: torch.Tensor, col: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Column ``col`` of gated (strict, loose) token and response risks ``(..., 2)``, with the strict
+    column never below the loose one (:func:`engines.guardrail.guard.policy_risks`)."""
+    if col == 0:
+        return torch.maximum(r[..., 0], r[..., 1]), torch.maximum(q[..., 0], q[..., 1])
+    return r[..., col], q[..., col]
+
+
+@torch.no_grad()
+def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
+                policy: str = "loose", gated: bool = True) -> tuple[list[list[float]], list[float]]:
+    """Token risks per reply and the final response-level probability, in eval mode (the risk column
+    ``policy`` reads on a two-output head, the strict one never below the loose one; zero for a
+    reply whose request misses the policy's request gate. ``gated=False``: each column's own risk,
+    neither gated nor composed)."""
     head.eval()
+    col = head.cfg.column(policy) if head.cfg.outputs > 1 else None
     traces, resp = [], []
     for b in range(0, len(exs), batch):
         sub = exs[b: b + batch]
         x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
-        r, q = torch.sigmoid(rl), torch.sigmoid(ql)
+        f = head.gate_factors(head.request_prob(p))  # (B, outputs): 0 where the request misses a policy's gate
+        if not gated:  # each column's own risk, ungated (dev_policies gates and composes them itself)
+            f = torch.ones_like(f)
+        if col is not None and gated:
+            r, q = strict_at_least_loose(torch.sigmoid(rl) * f[:, None], torch.sigmoid(ql) * f[:, None], col)
+        elif col is not None:
+            r, q = torch.sigmoid(rl[..., col]), torch.sigmoid(ql[..., col])
+        else:
+            r, q = torch.sigmoid(rl) * f[:, :1], torch.sigmoid(ql) * f[:, :1]
         for k, e in enumerate(sub):
             n = e.feats.shape[0]
             traces.append(r[k, :n].tolist())
@@ -154,7 +194,37 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64) -> tup
     return traces, resp
 
 
-THRESHOLDS = (*np.round(np.arange(0.02, 0.96, 0.02), 2), 0.97, 0.98, 0.99)
+THRESHOLDS = (0.005, 0.01, *np.round(np.arange(0.02, 0.96, 0.02), 2), 0.97, 0.98, 0.99, 0.995, 0.998, 0.999)
+"""Stop thresholds tried on dev: a 0.02 grid, and finer towards both ends, where a folded ensemble's
+or a gated head's risks crowd."""
+
+
+def fit_request_gate(train: list[Example], cols, C: float = 0.1) -> tuple[torch.Tensor, float, int]:
+    """The request gate's weights: logistic regression from the raw taps at the last prompt token
+    (columns ``cols``) to "the request is harmful" (its source's benign flag), fitted once per distinct
+    request of ``train`` (a request with several replies counts once), with the standardisation folded
+    into the weights so the engine applies ``sigmoid(w . p + b)`` to raw taps. Returns (w, b, requests).
+
+    >>> z = [Example(str(i), "model", "s", "train", 0, None, i % 2 == 0, torch.zeros(1, 2),
+    ...              torch.tensor([float(i % 2), 1.0 - i % 2])) for i in range(6)]
+    >>> w, b, n = fit_request_gate(z, torch.arange(2))
+    >>> n, bool(torch.sigmoid(w @ torch.tensor([1.0, 0.0]) + b) > 0.5)
+    (2, True)
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    seen: dict[bytes, Example] = {}
+    for e in train:
+        seen.setdefault(e.prompt[cols].float().numpy().tobytes(), e)
+    reqs = list(seen.values())
+    X = np.stack([e.prompt[cols].float().numpy() for e in reqs]).astype(np.float64)
+    y = np.array([0 if e.benign_prompt else 1 for e in reqs])
+    sc = StandardScaler().fit(X)
+    clf = LogisticRegression(C=C, max_iter=5000, random_state=0).fit(sc.transform(X), y)
+    w = clf.coef_[0] / sc.scale_
+    b = float(clf.intercept_[0] - (w * sc.mean_).sum())
+    return torch.tensor(w, dtype=torch.float32), b, len(reqs)
 PATIENCES = (1, 2, 3, 4, 6)
 
 
@@ -172,31 +242,30 @@ def window_peak(trace: Sequence[float], patience: int) -> float:
 
 
 def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
-                thresholds: Sequence[float] = THRESHOLDS) -> tuple[float, int, dict]:
+                thresholds: Sequence[float] = THRESHOLDS, cap_by: str = "view",
+                score_views: Collection[str] | None = None) -> tuple[float, int, dict]:
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
 
     ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
-    F1s (every harmful dev reply counts once, whatever its view). The per-view reports of the
-    chosen policy are returned either way (``"pooled"`` added when used).
+    F1s (every harmful dev reply counts once, whatever its view). ``cap_by="family"`` caps the share
+    of stopped replies to benign requests in every benign family (view and source) instead of every
+    view. ``score_views``: only these views' replies count towards the F1 maximised (the cap still
+    covers every benign family given). The per-view reports of the chosen policy are returned either
+    way (``"pooled"`` added when used, over the scored views).
     """
-    views = sorted({e.view for e in exs})
+    views = sorted({e.view for e in exs if score_views is None or e.view in score_views})
     y = np.array([e.label for e in exs], bool)
     view_of = np.array([e.view for e in exs])
-    benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
+    scored = np.isin(view_of, views)
+    families = _benign_families(exs, cap_by)
     best = None
     for pat in PATIENCES:
         peak = np.array([window_peak(t, pat) for t in traces])
         for thr in thresholds:
             pred = peak >= thr
-            ok = True
-            f1s = []
-            for v in views:
-                in_v = view_of == v
-                b = in_v & benign
-                if b.any() and pred[b].mean() > max_false_stop:
-                    ok = False
-                f1s.append(f1_scores(y[in_v], pred[in_v])["f1"])
-            score = (ok, f1_scores(y, pred)["f1"] if pooled else float(np.mean(f1s)))
+            ok = _cap_ok(pred, families, max_false_stop)
+            f1s = [f1_scores(y[view_of == v], pred[view_of == v])["f1"] for v in views]
+            score = (ok, f1_scores(y[scored], pred[scored])["f1"] if pooled else float(np.mean(f1s)))
             if best is None or score > best[0]:
                 best = (score, float(thr), pat)
     thr, pat = best[1], best[2]
@@ -206,16 +275,17 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
         reps[v] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
                                    [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx], thr, pat)
     if pooled:
-        reps["pooled"] = streaming_report(traces, [e.label for e in exs], [e.anchor for e in exs],
-                                          [e.benign_prompt for e in exs], thr, pat)
+        idx = np.flatnonzero(scored)
+        reps["pooled"] = streaming_report([traces[k] for k in idx], [exs[k].label for k in idx],
+                                          [exs[k].anchor for k in idx], [exs[k].benign_prompt for k in idx], thr, pat)
     return thr, pat, reps
 
 
 def dev_policy(head: SLDHead, dev: list[Example], pooled: bool = False,
-               max_false_stop: float = 0.05) -> tuple[float, int, dict]:
+               max_false_stop: float = 0.05, cap_by: str = "view") -> tuple[float, int, dict]:
     """Threshold, patience and per-view dev reports of a trained head, by :func:`pick_policy`."""
     traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
-    return pick_policy(traces, dev, pooled=pooled, max_false_stop=max_false_stop)
+    return pick_policy(traces, dev, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by)
 
 
 def dev_score(reps: dict) -> float:
@@ -229,18 +299,19 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
                lam_pol: float = 0.0, pol_patience: int = 3, view_weight: dict[str, float] | None = None,
                soft_labels: bool = False, teacher: SLDHead | None = None, lam_kd: float = 0.0,
                head_cls: type[SLDHead] = SLDHead, pooled_dev: bool = False, ordinal: bool = False,
-               max_false_stop: float = 0.05, log=print) -> tuple[SLDHead, dict]:
+               max_false_stop: float = 0.05, cap_by: str = "view", log=print) -> tuple[SLDHead, dict]:
     """Fit an SLD head with the ATC objective; keep the epoch with the best dev streaming F1.
 
-    ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.head.ordinal_atc_loss`
+    ``ordinal``: fit both policies on the one risk logit (:func:`~engines.guardrail.losses.ordinal_atc_loss`
     on the loose labels and the examples' strict targets); each policy's threshold and patience are
     picked on dev against its own labels (:func:`dev_policies`) and the epoch by their mean dev F1.
-    ``max_false_stop`` caps each dev view's share of stopped replies to benign requests.
+    ``max_false_stop`` caps each dev view's (``cap_by="family"``: each benign family's) share of
+    stopped replies to benign requests.
 
     ``lam_pol`` / ``pol_patience`` switch on the stream-decision term of :func:`atc_loss`;
     ``view_weight`` (e.g. ``{"human": 2.0}``) weights every loss term of a reply by its view;
     ``soft_labels`` makes the response-level targets the mean human harm score where one exists;
-    ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.head.distill_loss` towards that
+    ``teacher`` with ``lam_kd > 0`` adds :func:`~engines.guardrail.losses.distill_loss` towards that
     (trained, frozen) head's outputs on the same training replies; ``head_cls`` is the head to fit
     (an :class:`SLDHead` subclass with another memory cell, for the dev-only sweep);
     ``pooled_dev`` picks epoch and policy by the pooled dev F1 (:func:`pick_policy`).
@@ -300,7 +371,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             tot += float(loss.detach()) * len(ch)
         sched.step()
         if ordinal:
-            pols = dev_policies(head, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            pols = dev_policies(head, dev, pooled=pooled_dev, max_false_stop=max_false_stop, cap_by=cap_by)
             f1 = float(np.mean([p["dev_f1"] for p in pols.values()]))
             log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev F1 strict {pols['strict']['dev_f1']:.3f} "
                 f"(thr {pols['strict']['threshold']}, patience {pols['strict']['patience']}) loose "
@@ -308,7 +379,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
             pol = (pols["loose"]["threshold"], pols["loose"]["patience"], ep + 1, pols)
         else:
             traces, _ = head_traces(head, dev, cols)
-            thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev, max_false_stop=max_false_stop)
+            thr, pat, reps = pick_policy(traces, dev, pooled=pooled_dev, max_false_stop=max_false_stop, cap_by=cap_by)
             f1 = dev_score(reps)
             log(f"epoch {ep + 1}/{epochs} loss {tot / len(train):.4f} dev mean F1 {f1:.3f} (thr {thr}, patience {pat})")
             pol = (thr, pat, ep + 1, None)
@@ -322,18 +393,74 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     return head, info
 
 
+GATES = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998)
+"""Request-gate levels tried on dev for a head with a request gate (0 = the policy ignores it)."""
+
+
+@torch.no_grad()
+def request_probs(head: SLDHead, exs: list[Example], cols) -> np.ndarray:
+    """P(the request is harmful) of each example's request by the head's request gate (ones without one)."""
+    if not exs:
+        return np.zeros(0)
+    p = torch.stack([e.prompt[cols].float() for e in exs])
+    return head.request_prob(p).numpy()
+
+
 def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
-                 max_false_stop: float = 0.05) -> dict[str, dict]:
-    """Both stop policies of an ordinal head, each picked on dev against its own labels:
-    {"strict"|"loose": {"threshold", "patience", "dev_f1", "reps"}}. Strict is scored on the dev
-    replies whose strict level is known (:func:`strict_examples`)."""
-    traces, _ = head_traces(head, dev, columns(head.cfg, head.cfg.hidden_size))
+                 max_false_stop: float = 0.05, cap_by: str = "view",
+                 score_views: dict[str, Collection[str]] | None = None) -> dict[str, dict]:
+    """Both stop policies of an ordinal or two-output head, each picked on dev against its own
+    labels and from its own risk column: {"strict"|"loose": {"threshold", "patience", "dev_f1",
+    "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`);
+    ``score_views`` (policy -> views) limits a policy's F1 to those views' replies, its false-stop cap
+    still covering every benign family of ``dev``. A head with a request gate also gets each policy's
+    gate level picked from :data:`GATES` (the entry ``"gate"``), jointly with its threshold and patience."""
+    cols = columns(head.cfg, head.cfg.hidden_size)
+    traces = {p: head_traces(head, dev, cols, policy=p, gated=False)[0] for p in ("strict", "loose")}
+    req = request_probs(head, dev, cols)
     out = {}
     s_exs, s_idx = strict_examples(dev)
-    for name, exs, tr in (("strict", s_exs, [traces[k] for k in s_idx]), ("loose", dev, traces)):
-        thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop)
-        out[name] = {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}
-    return out
+    loose_on = np.ones(len(dev), bool)
+    for name, idx in (("loose", list(range(len(dev)))), ("strict", s_idx)):  # strict reads loose's risk too
+        exs = [dev[k] for k in idx] if name == "loose" else s_exs
+        best = None
+        for gate in GATES if head.request is not None else (0.0,):
+            tr = [_policy_trace(traces, name, k, req[k] >= gate, loose_on[k], head.cfg.outputs) for k in idx]
+            thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by,
+                                         score_views=(score_views or {}).get(name))
+            stopped = np.array([window_peak(t, pat) >= thr for t in tr])
+            key = (_cap_ok(stopped, _benign_families(exs, cap_by), max_false_stop), dev_score(reps))
+            if best is None or key > best[0]:
+                best = (key, {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps, "gate": gate})
+        out[name] = best[1]
+        if name == "loose":
+            loose_on = req >= best[1]["gate"]
+    return {k: out[k] for k in ("strict", "loose")}
+
+
+def _policy_trace(traces: dict, name: str, k: int, on: bool, loose_on: bool, outputs: int) -> list[float]:
+    """Reply ``k``'s token risks under policy ``name`` at a request gate that the request reaches
+    (``on``) or not; on a two-output head the strict risk is never below the (gated) loose risk."""
+    own = traces[name][k] if on else [0.0] * len(traces[name][k])
+    if name != "strict" or outputs < 2:
+        return own
+    loose = traces["loose"][k] if loose_on else [0.0] * len(own)
+    return [max(a, b) for a, b in zip(own, loose)]
+
+
+def _benign_families(exs: list[Example], cap_by: str) -> list[np.ndarray]:
+    """Masks of the replies to benign requests, one per view (``cap_by="view"``) or per family (view
+    and source), that the dev false-stop cap covers."""
+    if cap_by not in ("view", "family"):
+        raise ValueError(f"cap_by={cap_by!r}: use 'view' or 'family'")
+    key = np.array([e.view if cap_by == "view" else f"{e.view}/{e.source}" for e in exs])
+    benign = np.array([e.benign_prompt and not e.label for e in exs], bool)
+    return [m for m in (benign & (key == g) for g in sorted(set(key))) if m.any()]
+
+
+def _cap_ok(stopped: np.ndarray, families: list[np.ndarray], max_false_stop: float) -> bool:
+    """Whether every benign family's share of stopped replies is at or under the cap."""
+    return all(stopped[m].mean() <= max_false_stop for m in families)
 
 
 def evaluate(head: SLDHead, exs: list[Example], threshold: float, patience: int) -> dict:
