@@ -88,7 +88,9 @@ def test_guardrail_tool_takes_a_policy_and_names_the_stop_level():
     loose = json.loads(mcp_tools.guardrail_score(prompt, reply, policy="loose"))
     assert strict["policy"] == "strict" and strict["would_stop"] and strict["stop_level"] in ("complies", "unsafe")
     assert loose["policy"] == "loose" and not loose["would_stop"] and loose["stop_level"] is None
-    assert [t[1] for t in strict["token_risks"]] == [t[1] for t in loose["token_risks"]]  # one risk, two policies
+    # a risk read-out per policy (issue #37): the strict risk is never below the loose one
+    assert all(s[1] >= l[1] for s, l in zip(strict["token_risks"], loose["token_risks"]))
+    assert strict["request_risk"] is not None and strict["request_risk"] > 0.5  # the request gate reads it as harmful
     assert all(t[2] in ("safe", "complies", "unsafe") for t in strict["token_risks"])
 
 
