@@ -143,7 +143,7 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
                     policy: str = "strict") -> str:
     """Score an assistant reply to a prompt token by token for harmful content (streaming guardrail head on SmolLM2-135M).
 
-    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Two policies read the same risk: strict stops a reply that starts going along with a harmful request, loose only one that gives material harmful help. Takes about 1-10 s on a CPU.
+    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] per policy and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Strict stops a reply that starts going along with a harmful request (only once a request gate judges the request harmful; its risk is never below loose's), loose only one that gives material harmful help. Takes about 1-10 s on a CPU.
 
     Args:
         prompt: the user's prompt (plain text, at most 100,000 characters).
@@ -153,7 +153,7 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
         policy: "strict" or "loose".
 
     Returns:
-        a JSON object: would_stop, stop_token (1-based or null), stop_level (complies or unsafe; null without a stop), policy, tokens, max_risk, response_risk (0 safe .. 1 harmful), threshold, patience, token_risks (list of [token, risk, level]).
+        a JSON object: would_stop, stop_token (1-based or null), stop_level (complies or unsafe; null without a stop), policy, tokens, max_risk, response_risk (0 safe .. 1 harmful), request_risk (P(the request is harmful) by the request gate), threshold, patience, token_risks (list of [token, risk, level]).
     """
     from engines.guardrail import POLICIES, shared_guardrail
 
