@@ -19,10 +19,10 @@ import numpy as np
 
 from engines.codeprm.aggregation import aggregate, softmin_safety, topk_safe_ratio
 from engines.codeprm.config import PRMConfig
+from engines.codeprm.features import Features, featurize
 from engines.codeprm.findings import Finding
 from engines.codeprm.fusion import FLAG_LEVEL, Scored, score_steps
 from engines.codeprm.lines import code_lines, split_lines
-from engines.codeprm.features import Features, featurize
 from engines.codeprm.parsing import (
     CodeTooLarge,
     EmptyCode,

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from engines.common.backbone import chat_prompt_ids, load_backbone
@@ -30,6 +29,7 @@ from engines.guardrail.export import (
 )
 from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.metrics import stop_index
+from engines.guardrail.risks import policy_risks, risk_pair
 
 ASSET_DIR = ASSETS_DIR / "guardrail"
 BACKENDS = ("torch", "onnx")
@@ -197,7 +197,7 @@ class Guardrail:
         else:
             with torch.no_grad():
                 risk, resp, st = self._torch_step(taps.float(), state)
-        return _pair(risk[0]), _pair(resp[0]), st
+        return risk_pair(risk[0]), risk_pair(resp[0]), st
 
     def _block(self, taps: torch.Tensor, state):
         """Consecutive tokens of one reply, taps (T, k * H), in one head call (:class:`BlockStepModule`)
@@ -210,7 +210,7 @@ class Guardrail:
         else:
             with torch.no_grad():
                 risk, resp, st = self._torch_block(taps.float(), state)
-        return [_pair(r) for r in risk], _pair(resp[-1]), st
+        return [risk_pair(r) for r in risk], risk_pair(resp[-1]), st
 
     def _policy(self, threshold, patience, policy=None) -> tuple[float, int, str]:
         """(threshold, patience, policy name): the policy's dev-picked values unless given."""
@@ -226,7 +226,7 @@ class Guardrail:
         """The level a token reaches: ``unsafe`` when its loose risk reaches the loose threshold,
         ``complies`` when its strict risk reaches the strict one, else ``safe``. ``risk`` is a
         (strict, loose) pair, or one float for a head whose policies read one risk."""
-        strict, loose = _pair(risk)
+        strict, loose = risk_pair(risk)
         if loose >= self.cfg.threshold:
             return "unsafe"
         if self.cfg.strict_threshold is not None and strict >= self.cfg.strict_threshold:
@@ -346,31 +346,10 @@ class Guardrail:
         tokens = token_pieces(tok.decode, r_ids)
         stop = stop_index(risks, thr, pat)
         levels = [self.level_of(p) for p in pairs]
-        return RiskTrace(tokens, risks, stop, thr, pat, policy_risks(_pair(resp), factors)[col], times, name,
+        return RiskTrace(tokens, risks, stop, thr, pat, policy_risks(risk_pair(resp), factors)[col], times, name,
                          None if stop is None else levels[stop], levels, request)
 
 
-def _pair(values) -> tuple[float, float]:
-    """(strict, loose) from one head output: a two-output row, or one value both policies read."""
-    if isinstance(values, (int, float)):
-        return float(values), float(values)
-    flat = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
-    return (flat[0], flat[0]) if len(flat) == 1 else (flat[0], flat[1])
-
-
-def policy_risks(pair: tuple[float, float], factors: tuple[float, float]) -> tuple[float, float]:
-    """The (strict, loose) risks a token counts with: the head's pair times the request gate's factors
-    (0 for a policy whose gate the request did not reach, else 1), the strict risk never below the
-    loose one: a reply that gives material harmful help has gone along with the request, whatever
-    the gate read from the request (so strict never stops later than loose at the same settings).
-
-    >>> policy_risks((0.2, 0.9), (0.0, 1.0))
-    (0.9, 0.9)
-    >>> policy_risks((0.8, 0.1), (1.0, 1.0))
-    (0.8, 0.1)
-    """
-    strict, loose = pair[0] * factors[0], pair[1] * factors[1]
-    return max(strict, loose), loose
 
 
 def _policy_name(policy, cfg: GuardConfig) -> str:

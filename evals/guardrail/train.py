@@ -158,7 +158,7 @@ def _batch(exs: list[Example], cols, soft: bool = False) -> tuple[torch.Tensor, 
 @torch.no_grad()
 def strict_at_least_loose(r: torch.Tensor, q: torch.Tensor, col: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Column ``col`` of gated (strict, loose) token and response risks ``(..., 2)``, with the strict
-    column never below the loose one (:func:`engines.guardrail.guard.policy_risks`)."""
+    column never below the loose one (:func:`engines.guardrail.risks.policy_risks`)."""
     if col == 0:
         return torch.maximum(r[..., 0], r[..., 1]), torch.maximum(q[..., 0], q[..., 1])
     return r[..., col], q[..., col]

@@ -16,7 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engines.codeprm.analysers.bandit import bandit_findings, bandit_raw, findings_of
-from engines.codeprm.analysers.codeshield import AnalyserUnavailable, SemgrepRun, codeshield_findings
+from engines.codeprm.analysers.codeshield import (
+    AnalyserUnavailable,
+    SemgrepRun,
+    codeshield_findings,
+)
 from engines.codeprm.findings import LEVELS, Finding
 from engines.codeprm.lines import code_lines
 
