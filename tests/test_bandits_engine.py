@@ -18,11 +18,12 @@ from torch.testing import assert_close
 from engines.common.errors import InputError
 from engines.dueling import SimConfig, apply_phi, simulate, true_params
 from engines.dueling import kernels as kn
-from engines.dueling.algorithms import ALGORITHMS, kernel_params
+from engines.dueling.algorithms import ALGORITHMS
 from engines.dueling.config import MAPPINGS, post_dim
 from engines.dueling.envs import CHUNK, Streams
 from engines.dueling.experiments import loglog_slope, preset_config, sweep
 from engines.dueling.predictor import BatchedMLP
+from engines.dueling.simulate import kernel_params
 
 
 # ----------------------------------------------------------------------------- a plain reference

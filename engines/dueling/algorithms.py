@@ -19,14 +19,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import numpy as np
+from typing import Protocol
 
 from engines.common.errors import InputError
-
-if TYPE_CHECKING:
-    from engines.dueling.config import SimConfig
 
 # kernel branches (``kernels._select``)
 RCDP, RCDB, MAXINP, MAXPAIR, COLSTIM = range(5)
@@ -40,9 +35,21 @@ P_EXPLORE, P_BETA_T, P_WALPHA, P_KAPPA, P_LAMBDA, P_DELTA, P_MLE_FAST, P_GROWTH 
 P_CORR_C, P_DELAY_TYPE, P_DELAY_MEAN, P_DELAY_STD, P_DELAY_BUDGET, P_DELAY_MAG = range(8, 14)
 N_PARAMS = 14
 
+class Provisioning(Protocol):
+    """What a calibration reads of a configuration (``config.SimConfig`` has these fields): the
+    budgets the learners are provisioned for and the reference's constants."""
+
+    kappa: float
+    robust_C: float
+    robust_mu: float
+    robust_Lambda: float
+    rcdp_alpha: float
+    baseline_alpha: float
+
+
 #: ``calibrate(cfg, ps, p) -> (exploration constant, weight alpha)``: ``ps`` says whether the
 #: learner uses the post-serving predictor, ``p`` is its feature dimension.
-Calibration = Callable[["SimConfig", bool, int], "tuple[float, float]"]
+Calibration = Callable[[Provisioning, bool, int], "tuple[float, float]"]
 
 
 @dataclass(frozen=True)
@@ -65,34 +72,34 @@ class Algorithm:
     summary: str = ""
 
 
-def _rcdb_constants(cfg: SimConfig, p: int) -> tuple[float, float]:
+def _rcdb_constants(cfg: Provisioning, p: int) -> tuple[float, float]:
     """RCDB's weight alpha = sqrt(p) / (sqrt(kappa) C) and radius beta = sqrt(p) + alpha C, at the
     corruption budget C the learners are provisioned for (reference calibration)."""
     alpha = math.sqrt(p) / (math.sqrt(cfg.kappa) * cfg.robust_C)
     return alpha, math.sqrt(p) + alpha * cfg.robust_C
 
 
-def _rcdp(cfg: SimConfig, ps: bool, p: int) -> tuple[float, float]:
+def _rcdp(cfg: Provisioning, ps: bool, p: int) -> tuple[float, float]:
     # omega_t = min(1, alpha / ||dz||_{V^-1}) with alpha = sqrt(p) / (C + D), D = max(sqrt(Lambda), mu)
     mu = cfg.robust_mu
     D = max(math.sqrt(cfg.robust_Lambda), mu) if mu > 0 else math.sqrt(cfg.robust_Lambda)
     return cfg.rcdp_alpha, math.sqrt(p) / (cfg.robust_C + D + 1e-6)
 
 
-def _rcdb(cfg: SimConfig, ps: bool, p: int) -> tuple[float, float]:
+def _rcdb(cfg: Provisioning, ps: bool, p: int) -> tuple[float, float]:
     alpha, beta = _rcdb_constants(cfg, p)
     return beta, alpha
 
 
-def _maxinp(cfg: SimConfig, ps: bool, p: int) -> tuple[float, float]:
+def _maxinp(cfg: Provisioning, ps: bool, p: int) -> tuple[float, float]:
     return (_rcdb_constants(cfg, p)[1] if ps else cfg.baseline_alpha), 0.0
 
 
-def _maxpair(cfg: SimConfig, ps: bool, p: int) -> tuple[float, float]:
+def _maxpair(cfg: Provisioning, ps: bool, p: int) -> tuple[float, float]:
     return (_rcdb_constants(cfg, p)[1] if ps else math.sqrt(p)), 0.0
 
 
-def _colstim(cfg: SimConfig, ps: bool, p: int) -> tuple[float, float]:
+def _colstim(cfg: Provisioning, ps: bool, p: int) -> tuple[float, float]:
     return cfg.baseline_alpha, 0.0
 
 
@@ -133,26 +140,3 @@ def learns_phi(name: str, e: int) -> bool:
 def feature_dim(name: str, d: int, e: int) -> int:
     """Dimension p of the features learner ``name`` selects on: d, or d + e when it learns phi."""
     return d + e if learns_phi(name, e) else d
-
-
-def kernel_params(cfg: SimConfig, name: str) -> np.ndarray:
-    """The parameter vector the kernels read for learner ``name`` in ``cfg`` (layout ``P_*``)."""
-    base, _ = parse_algorithm(name)
-    uses = learns_phi(name, cfg.e_dim)
-    explore, walpha = ALGORITHMS[base].calibrate(cfg, uses, feature_dim(name, cfg.d, cfg.e_dim))
-    prm = np.zeros(N_PARAMS)
-    prm[P_EXPLORE] = explore
-    prm[P_WALPHA] = walpha
-    prm[P_BETA_T] = 1.0 if ALGORITHMS[base].kind == RCDP and cfg.exploration == "beta_t" else 0.0
-    prm[P_KAPPA] = cfg.kappa
-    prm[P_LAMBDA] = cfg.lambda_reg
-    prm[P_DELTA] = 0.05
-    prm[P_MLE_FAST] = 1.0 if cfg.mode == "fast" else 0.0
-    prm[P_GROWTH] = cfg.fast_refit_growth
-    prm[P_CORR_C] = cfg.corruption_budget if cfg.corruption == "strategic" else 0
-    prm[P_DELAY_TYPE] = DELAY_CODES[cfg.delay]
-    prm[P_DELAY_MEAN] = cfg.delay_mean
-    prm[P_DELAY_STD] = cfg.delay_std
-    prm[P_DELAY_BUDGET] = cfg.delay_budget
-    prm[P_DELAY_MAG] = int(math.sqrt(cfg.delay_budget))
-    return prm
