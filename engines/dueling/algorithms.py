@@ -30,7 +30,7 @@ DELAY_NONE, DELAY_GAUSS, DELAY_GEOM, DELAY_STRATEGIC = range(4)
 DELAY_CODES = {"none": DELAY_NONE, "stochastic": DELAY_GAUSS, "geometric": DELAY_GEOM,
                "strategic": DELAY_STRATEGIC}
 
-# layout of the float64 parameter vector every kernel call gets (:func:`kernel_params`)
+# layout of the float64 parameter vector every kernel call gets (:func:`engines.dueling.simulate.kernel_params`)
 P_EXPLORE, P_BETA_T, P_WALPHA, P_KAPPA, P_LAMBDA, P_DELTA, P_MLE_FAST, P_GROWTH = range(8)
 P_CORR_C, P_DELAY_TYPE, P_DELAY_MEAN, P_DELAY_STD, P_DELAY_BUDGET, P_DELAY_MAG = range(8, 14)
 N_PARAMS = 14
