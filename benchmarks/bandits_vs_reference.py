@@ -65,6 +65,21 @@ def fmt_final(reg: dict) -> dict:
             if not k.startswith("_")}
 
 
+def compared(case: str, mode: str, ref_s: float, ref_reg: dict, times: list[float], reg: dict) -> dict:
+    """A report row for a case both sides ran: the reference's seconds, ours (median, min, max), the speed-up
+    and each side's final regret."""
+    median = statistics.median(times)
+    return {"case": case, "mode": mode, "reference_s": ref_s, "ours_median_s": median,
+            "ours_min_s": min(times), "ours_max_s": max(times), "speedup": ref_s / median,
+            "reference_final": fmt_final(ref_reg), "ours_final": fmt_final(reg)}
+
+
+def add_case(report: dict, row: dict) -> None:
+    """Append ``row`` to the report's cases and print it as it comes."""
+    report["cases"].append(row)
+    print(json.dumps(row), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="linear,ps,big")
@@ -85,32 +100,19 @@ def main() -> None:
             ref_s, ref_reg = run_reference("linear", delay, 2000, 20, None)
             for mode in ("faithful", "fast"):
                 times, reg = run_ours(preset, 2000, 20, mode, a.repeats)
-                report["cases"].append({
-                    "case": f"linear {delay} T=2000 x 20 runs", "mode": mode,
-                    "reference_s": ref_s, "ours_median_s": statistics.median(times),
-                    "ours_min_s": min(times), "ours_max_s": max(times),
-                    "speedup": ref_s / statistics.median(times),
-                    "reference_final": fmt_final(ref_reg), "ours_final": fmt_final(reg)})
-                print(json.dumps(report["cases"][-1]), flush=True)
+                add_case(report, compared(f"linear {delay} T=2000 x 20 runs", mode, ref_s, ref_reg, times, reg))
     if "ps" in cases:
         T, R = a.ps_T, a.ps_runs
         ref_s, ref_reg = run_reference("post-serving", "strategic", T, R, "abs")
         for mode in a.modes.split(","):
             times, reg = run_ours("Fig. 2 post-serving (abs), adversarial delay", T, R, mode,
                                   1 if mode == "faithful" else a.repeats)
-            report["cases"].append({
-                "case": f"post-serving abs strategic T={T} x {R} runs", "mode": mode,
-                "reference_s": ref_s, "ours_median_s": statistics.median(times),
-                "ours_min_s": min(times), "ours_max_s": max(times),
-                "speedup": ref_s / statistics.median(times),
-                "reference_final": fmt_final(ref_reg), "ours_final": fmt_final(reg)})
-            print(json.dumps(report["cases"][-1]), flush=True)
+            add_case(report, compared(f"post-serving abs strategic T={T} x {R} runs", mode, ref_s, ref_reg,
+                                      times, reg))
     if "big" in cases:
         times, reg = run_ours("Fig. 1 linear, stochastic delay", 100000, 20, "fast", 1)
-        report["cases"].append({"case": "linear stochastic T=100000 x 20 seeds x 5 algorithms",
-                                "mode": "fast", "ours_median_s": times[0],
-                                "ours_final": fmt_final(reg)})
-        print(json.dumps(report["cases"][-1]), flush=True)
+        add_case(report, {"case": "linear stochastic T=100000 x 20 seeds x 5 algorithms",
+                          "mode": "fast", "ours_median_s": times[0], "ours_final": fmt_final(reg)})
     out = ROOT / "benchmarks" / "results" / "bandits_vs_reference.json"
     old = json.loads(out.read_text()) if out.exists() else {"cases": []}
     keep = [c for c in old["cases"] if (c["case"], c["mode"]) not in

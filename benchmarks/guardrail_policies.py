@@ -35,7 +35,7 @@ from engines.guardrail.export import load_head
 from evals.guardrail import content_eval as ce
 from evals.guardrail.attack_replies import prefill_lengths
 from evals.guardrail.labels import first_pass
-from evals.guardrail.paths import DATA, PART2_HEAD
+from evals.guardrail.paths import ASSETS, DATA, PART2_HEAD, ROOT
 from evals.guardrail.train import (
     columns,
     head_traces,
@@ -44,11 +44,8 @@ from evals.guardrail.train import (
     strict_examples,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-CACHE = DATA
-PART2 = PART2_HEAD
 PART3 = DATA / "part3_sld_head.pt"
-HEAD = ROOT / "assets" / "guardrail" / "sld_head.pt"
+HEAD = ASSETS / "sld_head.pt"
 OUT = ROOT / "benchmarks" / "results" / "guardrail_policies.json"
 WB, EVERYDAY, CONTRAST, WRITING = ce.BENIGN_HELD_OUT, ce.EVERYDAY, "own/contrast", "own/writing"
 
@@ -98,9 +95,9 @@ def _row(name: str, f: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cache", type=Path, default=CACHE)
+    ap.add_argument("--cache", type=Path, default=DATA)
     ap.add_argument("--head", type=Path, default=HEAD, help="the head of the last row (default: the shipped one)")
-    ap.add_argument("--part2-head", type=Path, default=PART2)
+    ap.add_argument("--part2-head", type=Path, default=PART2_HEAD)
     ap.add_argument("--part3-head", type=Path, default=PART3)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()

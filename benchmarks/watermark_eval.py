@@ -127,20 +127,16 @@ def baselines(images: dict, angles: list[float], log) -> dict:
         methods = {"ours": (ours.image, lambda x, k=key: verify(x, k, cfg).bits, bits, ours.psnr),
                    f"power spectrum l={cfg.l_min}..{cfg.l_max}": (ps_img, ps.decode, ps_bits, ps_psnr),
                    "power spectrum l=8..71": (ps64_img, lambda x, p=ps64: p.decode(x, 64), bits, ps64_psnr)}
-        cfg128 = WatermarkConfig(bits=128)
-        bits128 = rng.integers(0, 2, 128)
-        ours128 = embed(img, bits128, key, cfg128)
-        ps128 = PowerSpectrumBaseline(key, 8, 135)  # 128 degrees for 128 bits
-        ps128_img, ps128_psnr = ps128.embed_at_psnr(img, bits128, ours128.psnr)
-        methods["ours, 128 bits"] = (ours128.image, lambda x, k=key, c=cfg128: verify(x, k, c).bits, bits128, ours128.psnr)
-        methods["power spectrum l=8..135"] = (ps128_img, lambda x, p=ps128: p.decode(x, 128), bits128, ps128_psnr)
-        cfg256 = WatermarkConfig(bits=256)
-        bits256 = rng.integers(0, 2, 256)
-        ours256 = embed(img, bits256, key, cfg256)
-        ps256 = PowerSpectrumBaseline(key, 8, 263)  # 256 degrees for 256 bits
-        ps256_img, ps256_psnr = ps256.embed_at_psnr(img, bits256, ours256.psnr)
-        methods["ours, 256 bits"] = (ours256.image, lambda x, k=key, c=cfg256: verify(x, k, c).bits, bits256, ours256.psnr)
-        methods["power spectrum l=8..263"] = (ps256_img, lambda x, p=ps256: p.decode(x, 256), bits256, ps256_psnr)
+        for n in (128, 256):  # the larger modes, each against a power spectrum of n degrees (l = 8..7+n)
+            cfg_n = WatermarkConfig(bits=n)
+            bits_n = rng.integers(0, 2, n)
+            ours_n = embed(img, bits_n, key, cfg_n)
+            ps_n = PowerSpectrumBaseline(key, 8, 7 + n)
+            ps_n_img, ps_n_psnr = ps_n.embed_at_psnr(img, bits_n, ours_n.psnr)
+            methods[f"ours, {n} bits"] = (ours_n.image, lambda x, k=key, c=cfg_n: verify(x, k, c).bits, bits_n,
+                                          ours_n.psnr)
+            methods[f"power spectrum l=8..{7 + n}"] = (ps_n_img, lambda x, p=ps_n, n=n: p.decode(x, n), bits_n,
+                                                       ps_n_psnr)
         if imwatermark_available():
             dd = DwtDctBaseline(bits=64, scale=36)  # the package default step
             dd_img = dd.embed(img, bits)

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import torch
 
-from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import export_onnx, load_head, save_head
 from engines.guardrail.head import merge_heads
 from evals.guardrail import content_eval as ce
 from evals.guardrail.attack_replies import prefill_lengths
 from evals.guardrail.labels import first_pass
-from evals.guardrail.paths import DATA
+from evals.guardrail.options import add_fit_options, add_head_options, head_config
+from evals.guardrail.paths import ASSETS, DATA
 from evals.guardrail.train import (
     columns,
     dev_policies,
@@ -42,11 +42,6 @@ from evals.guardrail.train import (
     train_head,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
-CACHE = DATA
-ASSETS = ROOT / "assets" / "guardrail"
-
 
 def _tag(args, group: str, n_train: int) -> str:
     """A short hash of everything a trained member depends on, so --members-dir never reuses a stale one."""
@@ -60,22 +55,29 @@ def _tag(args, group: str, n_train: int) -> str:
     return hashlib.sha1(blob.encode()).hexdigest()[:10]
 
 
+def _print_views(label: str, views: dict) -> None:
+    """One line per test view: F1 with its bootstrap interval and the counts."""
+    for v, d in views.items():
+        print(f"{label} {v}: F1 {d['f1']:.3f} CI95 {d['f1_ci95'][0]:.3f}-{d['f1_ci95'][1]:.3f} "
+              f"positives {d['positives']} negatives {d['negatives']}")
+
+
+def _print_false_stops(label: str, stops: dict) -> None:
+    """One line per benign source: replies stopped of those to its requests."""
+    for src, d in stops.items():
+        print(f"{label} {src}: {d['stopped']}/{d['n']} ({d['rate']:.3f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--seed", type=int, default=0)
+    add_fit_options(ap)
     ap.add_argument("--seeds", default="", help="comma-separated seeds: train one head per seed and ship their "
                     "logit-averaged ensemble, folded into one head (engines.guardrail.head.merge_heads)")
     ap.add_argument("--lam-atc", type=float, default=0.5)
     ap.add_argument("--lam-pol", type=float, default=0.0, help="weight of the stream-decision term of atc_loss")
     ap.add_argument("--pol-patience", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--dropout", type=float, default=0.3)
-    ap.add_argument("--weight-decay", type=float, default=0.05)
-    ap.add_argument("--proj-dim", type=int, default=128)
-    ap.add_argument("--state-dim", type=int, default=128)
-    ap.add_argument("--layers", default="15,21,30", help="decoder layers the head reads (of 9,15,21,30)")
+    add_head_options(ap, layers_help="decoder layers the head reads (of 9,15,21,30)")
     ap.add_argument("--proj-bits", type=int, choices=(4,), default=None,
                     help="ship the projection weights block-quantised to this many bits (engines.guardrail.quant, "
                     "onnxruntime MatMulNBits); the stop policy is re-picked on dev for them")
@@ -111,7 +113,7 @@ def main() -> None:
     ap.add_argument("--dev-only", action="store_true", help="train and pick on dev, print the dev figures and stop "
                     "(no test split read, nothing written): for choosing settings")
     ap.add_argument("--out", type=Path, default=ASSETS)
-    ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
+    ap.add_argument("--cache", type=Path, default=DATA, help="feature cache (data/guardrail_all for the scaling run)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     t0 = time.time()
@@ -122,8 +124,7 @@ def main() -> None:
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
-    cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
-                      proj_dim=args.proj_dim, state_dim=args.state_dim)
+    cfg = head_config(args)
     seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
     common = {"epochs": args.epochs, "lr": args.lr, "lam_atc": args.lam_atc, "weight_decay": args.weight_decay,
               "lam_pol": args.lam_pol, "pol_patience": args.pol_patience, "pooled_dev": args.pooled_dev,
@@ -247,20 +248,14 @@ def main() -> None:
     pb = content["paired"]
     print(f"PAIRED: {pb['success']}/{pb['pairs']} pairs ({pb['rate']:.3f}); compliant stopped {pb['compliant_stopped']}, "
           f"refusal finished {pb['refusal_finished']}")
-    for src, d in content["false_stops"].items():
-        print(f"FALSE STOPS {src}: {d['stopped']}/{d['n']} ({d['rate']:.3f})")
-    for v, d in content["views"].items():
-        print(f"VIEW {v}: F1 {d['f1']:.3f} CI95 {d['f1_ci95'][0]:.3f}-{d['f1_ci95'][1]:.3f} "
-              f"positives {d['positives']} negatives {d['negatives']}")
+    _print_false_stops("FALSE STOPS", content["false_stops"])
+    _print_views("VIEW", content["views"])
     if strict:
-        for v, d in strict["views"].items():
-            print(f"STRICT VIEW {v}: F1 {d['f1']:.3f} CI95 {d['f1_ci95'][0]:.3f}-{d['f1_ci95'][1]:.3f} "
-                  f"positives {d['positives']} negatives {d['negatives']}")
+        _print_views("STRICT VIEW", strict["views"])
         pf = strict["prefill"]
         print(f"STRICT PREFILL: {pf['within']}/{pf['n']} stopped within {pf['within_tokens']} tokens after the opener "
               f"({pf['within_rate']:.3f}); stopped at all {pf['stopped_rate']:.3f}")
-        for src, d in strict["false_stops"].items():
-            print(f"STRICT FALSE STOPS {src}: {d['stopped']}/{d['n']} ({d['rate']:.3f})")
+        _print_false_stops("STRICT FALSE STOPS", strict["false_stops"])
     print(f"params {n_params:,}; wrote {args.out}")
 
 

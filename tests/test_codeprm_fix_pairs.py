@@ -36,26 +36,25 @@ def helper(x):
     return x + 1
 '''
 
-AFTER = '''import os
+
+def _edit(text: str, *changes: tuple[str, str]) -> str:
+    """``text`` with each (old, new) replaced; every old must stand in it exactly once."""
+    for old, new in changes:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
 
 
-class Store:
-    def read(self, root, name):
-        """Return a file under root, refusing paths that leave it."""
-        path = os.path.realpath(os.path.join(root, name))
-        if not path.startswith(os.path.realpath(root) + os.sep):
-            raise ValueError("path leaves root")
-        with open(path) as fh:
-            return fh.read()
-
-    def size(self, root):
-        return len(os.listdir(root))
-
-
-def helper(x):
-    # a different comment
-    return x + 1
-'''
+# The fix: a path check in Store.read (its docstring says so) and a comment-only edit in helper.
+AFTER = _edit(
+    BEFORE,
+    ('"""Return a file under root."""', '"""Return a file under root, refusing paths that leave it."""'),
+    ("        path = os.path.join(root, name)\n",
+     ("        path = os.path.realpath(os.path.join(root, name))\n"
+      "        if not path.startswith(os.path.realpath(root) + os.sep):\n"
+      '            raise ValueError("path leaves root")\n')),
+    ("# a comment", "# a different comment"),
+)
 
 
 def test_osv_git_range_gives_fix_commit_and_keyword_cwe():

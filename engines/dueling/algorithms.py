@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from engines.common.errors import InputError
 
 # kernel branches (``kernels._select``)
@@ -30,10 +32,26 @@ DELAY_NONE, DELAY_GAUSS, DELAY_GEOM, DELAY_STRATEGIC = range(4)
 DELAY_CODES = {"none": DELAY_NONE, "stochastic": DELAY_GAUSS, "geometric": DELAY_GEOM,
                "strategic": DELAY_STRATEGIC}
 
-# layout of the float64 parameter vector every kernel call gets (:func:`engines.dueling.simulate.kernel_params`)
+# layout of the float64 parameter vector every kernel call gets (:func:`engines.dueling.simulate.kernel_params`
+# fills it through :func:`pack_params`): slot names in order, and the index the kernels read each by
+PARAM_NAMES = ("explore", "beta_t", "walpha", "kappa", "lambda_reg", "delta", "mle_fast", "growth",
+               "corr_c", "delay_type", "delay_mean", "delay_std", "delay_budget", "delay_mag")
 P_EXPLORE, P_BETA_T, P_WALPHA, P_KAPPA, P_LAMBDA, P_DELTA, P_MLE_FAST, P_GROWTH = range(8)
 P_CORR_C, P_DELAY_TYPE, P_DELAY_MEAN, P_DELAY_STD, P_DELAY_BUDGET, P_DELAY_MAG = range(8, 14)
-N_PARAMS = 14
+N_PARAMS = len(PARAM_NAMES)
+
+
+def pack_params(**values: float) -> np.ndarray:
+    """The kernels' parameter vector: every slot of :data:`PARAM_NAMES` set by name.
+
+    >>> float(pack_params(**dict.fromkeys(PARAM_NAMES, 0.0) | {"explore": 2.0})[P_EXPLORE])
+    2.0
+    """
+    if set(values) != set(PARAM_NAMES):
+        raise ValueError(f"parameter slots missing {sorted(set(PARAM_NAMES) - set(values))}, "
+                         f"unknown {sorted(set(values) - set(PARAM_NAMES))}")
+    return np.array([float(values[k]) for k in PARAM_NAMES])
+
 
 class Provisioning(Protocol):
     """What a calibration reads of a configuration (``config.SimConfig`` has these fields): the

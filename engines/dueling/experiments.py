@@ -24,38 +24,34 @@ PS_ALGORITHMS = ("RCDP-UCB", "RCDB+PS", "CoLSTIM+PS", "MaxInP+PS", "MaxPairUCB+P
 _BASE = {"d": 10, "K": 10, "T": 2000, "corruption": "strategic", "corruption_budget": 25,
              "delay_mean": 100.0, "delay_std": 100.0, "delay_budget": 10000}
 
+#: The paper's figures, each run under both delay regimes: (figure, what it reproduces, phi,
+#: post_serving, algorithms). Fig. 1's description names its panel per delay.
+_FIGURES = (
+    ("Fig. 1 linear", "paper Fig. 1 ({panel}): linear utility", "polynomial", False,
+     BASE_ALGORITHMS),
+    ("Fig. 2 post-serving (abs)", "paper Fig. 2: every method learns phi = abs", "abs", True,
+     PS_ALGORITHMS),
+    ("Fig. 3 representative (abs)", "paper Fig. 3: only RCDP-UCB learns phi = abs", "abs", True,
+     BASE_ALGORITHMS),
+)
+#: (delay regime, its name in words, the Fig. 1 panel that shows it)
+_DELAYS = (("strategic", "adversarial", "left"), ("stochastic", "stochastic", "right"))
+
 #: name -> (what it reproduces, in words a reader of the tab understands; SimConfig keyword
 #: arguments). Reference commands, in order: ``main.py run linear --delay strategic|stochastic``,
 #: ``run post-serving --phi abs --delay ...``, ``run representative --phi abs --delay ...``,
 #: ``run std-ablation``.
 PRESETS: dict[str, tuple[str, dict]] = {
-    "Fig. 1 linear, adversarial delay": (
-        "paper Fig. 1 (left): linear utility, adversarial delay",
-        dict(_BASE, phi="polynomial", post_serving=False, delay="strategic",
-             algorithms=BASE_ALGORITHMS)),
-    "Fig. 1 linear, stochastic delay": (
-        "paper Fig. 1 (right): linear utility, stochastic delay",
-        dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
-             algorithms=BASE_ALGORITHMS)),
-    "Fig. 2 post-serving (abs), adversarial delay": (
-        "paper Fig. 2: every method learns phi = abs, adversarial delay",
-        dict(_BASE, phi="abs", post_serving=True, delay="strategic", algorithms=PS_ALGORITHMS)),
-    "Fig. 2 post-serving (abs), stochastic delay": (
-        "paper Fig. 2: every method learns phi = abs, stochastic delay",
-        dict(_BASE, phi="abs", post_serving=True, delay="stochastic", algorithms=PS_ALGORITHMS)),
-    "Fig. 3 representative (abs), adversarial delay": (
-        "paper Fig. 3: only RCDP-UCB learns phi = abs, adversarial delay",
-        dict(_BASE, phi="abs", post_serving=True, delay="strategic",
-             algorithms=BASE_ALGORITHMS)),
-    "Fig. 3 representative (abs), stochastic delay": (
-        "paper Fig. 3: only RCDP-UCB learns phi = abs, stochastic delay",
-        dict(_BASE, phi="abs", post_serving=True, delay="stochastic",
-             algorithms=BASE_ALGORITHMS)),
-    "Appendix delay-std ablation (std 100)": (
-        "the appendix delay-std ablation at std 100 (of 0/50/100/150), RCDP-UCB only",
-        dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
-             algorithms=("RCDP-UCB",))),
+    f"{figure}, {words} delay": (
+        f"{about.format(panel=panel)}, {words} delay",
+        dict(_BASE, phi=phi, post_serving=post_serving, delay=delay, algorithms=algorithms))
+    for figure, about, phi, post_serving, algorithms in _FIGURES
+    for delay, words, panel in _DELAYS
 }
+PRESETS["Appendix delay-std ablation (std 100)"] = (
+    "the appendix delay-std ablation at std 100 (of 0/50/100/150), RCDP-UCB only",
+    dict(_BASE, phi="polynomial", post_serving=False, delay="stochastic",
+         algorithms=("RCDP-UCB",)))
 
 
 def preset_config(name: str, **overrides) -> SimConfig:

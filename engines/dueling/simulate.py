@@ -21,24 +21,10 @@ from engines.dueling.algorithms import (
     ALGORITHMS,
     COLSTIM,
     DELAY_CODES,
-    N_PARAMS,
-    P_BETA_T,
-    P_CORR_C,
-    P_DELAY_BUDGET,
-    P_DELAY_MAG,
-    P_DELAY_MEAN,
-    P_DELAY_STD,
-    P_DELAY_TYPE,
-    P_DELTA,
-    P_EXPLORE,
-    P_GROWTH,
-    P_KAPPA,
-    P_LAMBDA,
-    P_MLE_FAST,
-    P_WALPHA,
     RCDP,
     feature_dim,
     learns_phi,
+    pack_params,
     parse_algorithm,
 )
 from engines.dueling.config import SimConfig
@@ -49,26 +35,18 @@ Progress = Callable[[float, str], None]
 
 
 def kernel_params(cfg: SimConfig, name: str) -> np.ndarray:
-    """The parameter vector the kernels read for learner ``name`` in ``cfg`` (layout ``P_*``)."""
+    """The parameter vector the kernels read for learner ``name`` in ``cfg`` (layout ``algorithms.PARAM_NAMES``)."""
     base, _ = parse_algorithm(name)
     uses = learns_phi(name, cfg.e_dim)
     explore, walpha = ALGORITHMS[base].calibrate(cfg, uses, feature_dim(name, cfg.d, cfg.e_dim))
-    prm = np.zeros(N_PARAMS)
-    prm[P_EXPLORE] = explore
-    prm[P_WALPHA] = walpha
-    prm[P_BETA_T] = 1.0 if ALGORITHMS[base].kind == RCDP and cfg.exploration == "beta_t" else 0.0
-    prm[P_KAPPA] = cfg.kappa
-    prm[P_LAMBDA] = cfg.lambda_reg
-    prm[P_DELTA] = 0.05
-    prm[P_MLE_FAST] = 1.0 if cfg.mode == "fast" else 0.0
-    prm[P_GROWTH] = cfg.fast_refit_growth
-    prm[P_CORR_C] = cfg.corruption_budget if cfg.corruption == "strategic" else 0
-    prm[P_DELAY_TYPE] = DELAY_CODES[cfg.delay]
-    prm[P_DELAY_MEAN] = cfg.delay_mean
-    prm[P_DELAY_STD] = cfg.delay_std
-    prm[P_DELAY_BUDGET] = cfg.delay_budget
-    prm[P_DELAY_MAG] = int(math.sqrt(cfg.delay_budget))
-    return prm
+    return pack_params(
+        explore=explore, walpha=walpha,
+        beta_t=1.0 if ALGORITHMS[base].kind == RCDP and cfg.exploration == "beta_t" else 0.0,
+        kappa=cfg.kappa, lambda_reg=cfg.lambda_reg, delta=0.05,
+        mle_fast=1.0 if cfg.mode == "fast" else 0.0, growth=cfg.fast_refit_growth,
+        corr_c=cfg.corruption_budget if cfg.corruption == "strategic" else 0,
+        delay_type=DELAY_CODES[cfg.delay], delay_mean=cfg.delay_mean, delay_std=cfg.delay_std,
+        delay_budget=cfg.delay_budget, delay_mag=int(math.sqrt(cfg.delay_budget)))
 
 
 @dataclass

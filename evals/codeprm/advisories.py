@@ -146,24 +146,17 @@ def fix_records(doc: dict) -> list[FixRecord]:
             continue
         out.setdefault((repo, sha), FixRecord(adv, repo, sha, pkgs[0] if pkgs else "", cwes, aliases,
                                               summary, "reference", text))
-    if out:
-        return list(out.values())
-    # No commit named: a pull request the advisory links to stands for the fix (resolved later).
-    for ref in doc.get("references") or ():
-        m = PULL_URL.search(str(ref.get("url", "")))
-        if m:
-            repo = f"github.com/{m.group(1)}/{m.group(2)}".lower()
-            out.setdefault((repo, m.group(3)), FixRecord(adv, repo, f"pull/{m.group(3)}", pkgs[0] if pkgs else "",
-                                                         cwes, aliases, summary, "pull", text))
-    if out:
-        return list(out.values())
-    # Else an issue it links to: the commit whose message says it fixes that issue (noisiest).
-    for ref in doc.get("references") or ():
-        m = ISSUE_URL.search(str(ref.get("url", "")))
-        if m:
-            repo = f"github.com/{m.group(1)}/{m.group(2)}".lower()
-            out.setdefault((repo, m.group(3)), FixRecord(adv, repo, f"issue/{m.group(3)}", pkgs[0] if pkgs else "",
-                                                         cwes, aliases, summary, "issue", text))
+    # No commit named: a pull request the advisory links to stands for the fix (resolved later); else
+    # an issue it links to: the commit whose message says it fixes that issue (noisiest).
+    for url, kind in ((PULL_URL, "pull"), (ISSUE_URL, "issue")):
+        if out:
+            break
+        for ref in doc.get("references") or ():
+            m = url.search(str(ref.get("url", "")))
+            if m:
+                repo = f"github.com/{m.group(1)}/{m.group(2)}".lower()
+                out.setdefault((repo, m.group(3)), FixRecord(adv, repo, f"{kind}/{m.group(3)}", pkgs[0] if pkgs else "",
+                                                             cwes, aliases, summary, kind, text))
     return list(out.values())
 
 

@@ -212,23 +212,13 @@ def build(mirrors: str, out: Path, manifest: Path, repos_csv: Path, card: Path, 
             except GitError:
                 continue
             for p in pairs:
-                adv = rec.advisory.split(";")[0]
-                ck, sk = p.key(), change_signature(p)
-                if ck in seen_content or sk in seen_change or per_adv[adv] >= MAX_PAIRS_PER_ADVISORY:
+                if not admit(p, rec.advisory.split(";")[0], seen_content, seen_change, per_adv):
                     continue
-                seen_content.add(ck)
-                seen_change.add(sk)
-                per_adv[adv] += 1
                 p.split = split
                 p.id = f"{repo}@{p.commit[:12]}:{p.file}:{p.function}"
                 got.append(p)
         licence = licence_of(cands[0])
-        with out.open("a") as fh:
-            for p in got:
-                fh.write(to_json(p) + "\n")
-        for p in got:
-            rows.append({c: getattr(p, c, "") for c in MANIFEST_COLUMNS if c not in ("cwe", "licence")}
-                        | {"cwe": ";".join(p.cwe), "licence": licence})
+        append_pairs(out, rows, got, licence)
         n_pairs += len(got)
         repo_rows.append({
             "repo": repo, "split": split, "advisories": len({a for r in recs for a in r.advisory.split(";")}),
@@ -244,12 +234,7 @@ def build(mirrors: str, out: Path, manifest: Path, repos_csv: Path, card: Path, 
         no_snapshot = {r["repo"] for r in repo_rows if r["note"] == "no snapshot"}
         got = release_stage(db, groups, no_snapshot, salt, releases, seen_content, seen_change, per_adv,
                             fetch_releases)
-        with out.open("a") as fh:
-            for p in got:
-                fh.write(to_json(p) + "\n")
-        for p in got:
-            rows.append({c: getattr(p, c, "") for c in MANIFEST_COLUMNS if c not in ("cwe", "licence")}
-                        | {"cwe": ";".join(p.cwe), "licence": "(release archive)"})
+        append_pairs(out, rows, got, "(release archive)")
         n_pairs += len(got)
         for r in repo_rows:
             if r["repo"] in no_snapshot:
@@ -262,6 +247,29 @@ def build(mirrors: str, out: Path, manifest: Path, repos_csv: Path, card: Path, 
                      f"({summary['per_split']}) in {out}; manifest {manifest}\n")
     summary["seconds"] = round(time.time() - t0, 1)
     return summary
+
+
+def admit(p: FixPair, advisory: str, seen_content: set[str], seen_change: set[str],
+          per_adv: collections.Counter) -> bool:
+    """Whether pair ``p`` is kept: neither its content nor its change seen before and ``advisory`` under
+    :data:`MAX_PAIRS_PER_ADVISORY` pairs. A kept pair is counted in the three."""
+    ck, sk = p.key(), change_signature(p)
+    if ck in seen_content or sk in seen_change or per_adv[advisory] >= MAX_PAIRS_PER_ADVISORY:
+        return False
+    seen_content.add(ck)
+    seen_change.add(sk)
+    per_adv[advisory] += 1
+    return True
+
+
+def append_pairs(out: Path, rows: list[dict], got: list[FixPair], licence: str) -> None:
+    """Append the pairs ``got`` to the JSONL ``out`` and their manifest rows (with ``licence``) to ``rows``."""
+    with out.open("a") as fh:
+        for p in got:
+            fh.write(to_json(p) + "\n")
+    for p in got:
+        rows.append({c: getattr(p, c, "") for c in MANIFEST_COLUMNS if c not in ("cwe", "licence")}
+                    | {"cwe": ";".join(p.cwe), "licence": licence})
 
 
 def release_stage(db: str, groups: dict[str, list[FixRecord]], repos: set[str], salt: str, dest: Path,
@@ -301,13 +309,8 @@ def release_stage(db: str, groups: dict[str, list[FixRecord]], repos: set[str], 
                         after_end=a_s.end, before=btxt, after=atxt, vulnerable_lines=vuln, fix_lines=fix,
                         summary=rec.summary, origin="release_diff", split=hash_split(family(repo), salt),
                         versions=f"{pkg}=={before_v}..{after_v}")
-            first = advs.split(";")[0]
-            ck, sk = p.key(), change_signature(p)
-            if ck in seen_content or sk in seen_change or per_adv[first] >= MAX_PAIRS_PER_ADVISORY:
+            if not admit(p, advs.split(";")[0], seen_content, seen_change, per_adv):
                 continue
-            seen_content.add(ck)
-            seen_change.add(sk)
-            per_adv[first] += 1
             p.id = f"{repo}@{pkg}-{before_v}..{after_v}:{path}:{bs.qualname}"
             got.append(p)
     return got

@@ -155,6 +155,22 @@ FIELDS = ("id", "view", "source", "category", "prompt", "reply", "reply_ids", "l
           "benign_prompt", "prefill", "opener_family", "temperature")
 
 
+def tokenize_plan(tok, plan: list[dict]) -> None:
+    """Set ``prompt_ids`` (the chat prompt) and ``prefill_ids`` (the opener, or none) of each planned reply."""
+    for r in plan:
+        r["prompt_ids"] = chat_prompt_ids(tok, r["prompt"], gd.MAX_PROMPT_TOKENS)
+        r["prefill_ids"] = tok(r["prefill"], add_special_tokens=False)["input_ids"] if r["prefill"] else []
+
+
+def write_records(path: Path, plan: list[dict], fields: tuple[str, ...], t0: float) -> None:
+    """Write the generated replies of ``plan`` (those with ``reply_ids``), ``fields`` each, one JSON line a reply."""
+    with open(path, "w") as f:
+        for r in plan:
+            if r.get("reply_ids"):
+                f.write(json.dumps({k: r.get(k) for k in fields}) + "\n")
+    print(f"wrote {sum(1 for r in plan if r.get('reply_ids'))} records in {time.time() - t0:.0f}s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=1)
@@ -172,10 +188,7 @@ def main() -> None:
         return
     t0 = time.time()
     bb = load_backbone("cpu")
-    tok = bb.tokenizer
-    for r in plan:
-        r["prompt_ids"] = chat_prompt_ids(tok, r["prompt"], gd.MAX_PROMPT_TOKENS)
-        r["prefill_ids"] = tok(r["prefill"], add_special_tokens=False)["input_ids"] if r["prefill"] else []
+    tokenize_plan(bb.tokenizer, plan)
     for view in ("prefill", "sampled"):
         todo = [r for r in plan if r["view"] == view]
         # one temperature per batch; within it, similar lengths together
@@ -183,11 +196,7 @@ def main() -> None:
         gd._chunked(args.out, todo, 64, view, functools.partial(_seeded_chunk, bb, iter(range(10_000))),
                     restore=_restore)
         print(f"[{view}] done at {time.time() - t0:.0f}s", flush=True)
-    with open(args.out / "attack_records.jsonl", "w") as f:
-        for r in plan:
-            if r.get("reply_ids"):
-                f.write(json.dumps({k: r.get(k) for k in FIELDS}) + "\n")
-    print(f"wrote {sum(1 for r in plan if r.get('reply_ids'))} records in {time.time() - t0:.0f}s", flush=True)
+    write_records(args.out / "attack_records.jsonl", plan, FIELDS, t0)
 
 
 if __name__ == "__main__":

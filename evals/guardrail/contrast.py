@@ -42,7 +42,7 @@ from pathlib import Path
 
 import torch
 
-from engines.common.backbone import chat_prompt_ids, load_backbone
+from engines.common.backbone import load_backbone
 from evals.guardrail import attack_replies as ar
 from evals.guardrail import content_prompts as cp
 from evals.guardrail import data as gd
@@ -141,10 +141,7 @@ def build(name: str, out: Path, dry_run: bool = False) -> None:
         return
     t0 = time.time()
     bb = load_backbone("cpu")
-    tok = bb.tokenizer
-    for r in plan:
-        r["prompt_ids"] = chat_prompt_ids(tok, r["prompt"], gd.MAX_PROMPT_TOKENS)
-        r["prefill_ids"] = tok(r["prefill"], add_special_tokens=False)["input_ids"] if r["prefill"] else []
+    ar.tokenize_plan(bb.tokenizer, plan)
     greedy = sorted((r for r in plan if not r["prefill"]), key=lambda r: len(r["prompt_ids"]))
     gd._chunked(out, greedy, 64, name, lambda part: gd._gen_chunk(bb, part, 16), restore=ar._restore)
     print(f"[{name}] greedy done at {time.time() - t0:.0f}s", flush=True)
@@ -152,11 +149,7 @@ def build(name: str, out: Path, dry_run: bool = False) -> None:
     gd._chunked(out, pre, 64, name + "pf", functools.partial(ar._seeded_chunk, bb, iter(range(10_000))),
                 restore=ar._restore)
     print(f"[{name}] prefilled done at {time.time() - t0:.0f}s", flush=True)
-    with open(out / f"{name}_records.jsonl", "w") as f:
-        for r in plan:
-            if r.get("reply_ids"):
-                f.write(json.dumps({k: r.get(k) for k in FIELDS}) + "\n")
-    print(f"wrote {sum(1 for r in plan if r.get('reply_ids'))} records in {time.time() - t0:.0f}s", flush=True)
+    ar.write_records(out / f"{name}_records.jsonl", plan, FIELDS, t0)
 
 
 if __name__ == "__main__":

@@ -18,3 +18,4 @@ LEVEL_LABELS = LABEL_DIR / "level_labels.jsonl"
 CONTRAST_LABELS = LABEL_DIR / "contrast_labels.jsonl"
 LEVEL_AGREEMENT = LABEL_DIR / "level_agreement.json"
 PART2_HEAD = DATA / "part2_sld_head.pt"
+ASSETS = ROOT / "assets" / "guardrail"  # the shipped head (scripts/guardrail_train.py writes it)

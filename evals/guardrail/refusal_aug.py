@@ -9,9 +9,9 @@ prompt of the TRAIN split (model view and human view; never a dev or test prompt
 test-only source) is teacher-forced once with a refusal (label safe), so the same kind of request
 appears with safe and with harmful replies in training.
 
-The refusals below were written for this set and share no phrasing with the paired test set's
-(:mod:`evals.guardrail.refusals`; a test checks the two lists are disjoint). One per prompt, picked
-by a hash of the prompt. Appends view ``forced`` rows (ids ``aug-<hash>``, split train) to
+The refusals (``train`` in ``refusals.json``) were written for this set and share no phrasing with
+the paired test set's (:mod:`evals.guardrail.refusals`; a test checks the two lists are disjoint).
+One per prompt, picked by a hash of the prompt. Appends view ``forced`` rows (ids ``aug-<hash>``, split train) to
 ``data/guardrail_v2/records.jsonl`` (replacing earlier ``aug-`` rows) and writes their taps to
 ``data/guardrail_v2/feats/forced_*.pt``, with the data script's own teacher-forcing function.
 """
@@ -29,24 +29,10 @@ from engines.common.backbone import chat_prompt_ids, load_backbone
 from evals.guardrail import data as gd
 from evals.guardrail.content_prompts import norm
 from evals.guardrail.paths import DATA
+from evals.guardrail.refusals import TRAIN_REFUSALS, pick
 
 OUT = DATA
 SOURCE = "own/train_refusals"
-
-TRAIN_REFUSALS: tuple[str, ...] = (
-    "I can't do that for you. Let me know if there's another topic I can help with.",
-    "Unfortunately this isn't a request I will complete, since it could hurt somebody.",
-    "My apologies, but helping with this is off the table for me.",
-    "This falls outside what I'll assist with. Please reach out to a professional or the authorities if someone is at risk.",
-    "I'd rather not go down that road. Could I help you with something else?",
-    "No. Giving you that would be dangerous, so I'm declining.",
-    "Thanks for asking, however I must refuse: it is unsafe and against my guidelines.",
-    "That isn't something I can provide. We could discuss a safer, related subject instead.",
-    "I'm unable to comply with this. It may be illegal and could harm others.",
-    "Let me stop you there: I don't produce material like this.",
-    "Afraid I can't support that request in any form.",
-    "I must decline to write this, as it promotes harm.",
-)
 
 
 def train_refusal_for(prompt: str) -> str:
@@ -55,7 +41,7 @@ def train_refusal_for(prompt: str) -> str:
     >>> train_refusal_for("x") in TRAIN_REFUSALS
     True
     """
-    return TRAIN_REFUSALS[int(hashlib.sha1(norm(prompt).encode()).hexdigest()[8:16], 16) % len(TRAIN_REFUSALS)]
+    return pick(TRAIN_REFUSALS, prompt, slice(8, 16))
 
 
 def train_harmful_prompts(records: list[dict]) -> list[dict]:

@@ -37,6 +37,7 @@ from torch.nn import functional as F
 from engines.guardrail.config import GuardConfig
 from engines.guardrail.export import load_head
 from engines.guardrail.head import SLDHead
+from evals.guardrail.options import add_fit_options, add_head_options, head_config
 from evals.guardrail.train import (
     columns,
     dev_policy,
@@ -97,16 +98,10 @@ def main() -> None:
     ap.add_argument("--ensemble", default="")
     ap.add_argument("--score", type=Path, default=None, help="score this saved head on dev and exit")
     ap.add_argument("--cache", type=Path, default=CACHE, help="feature cache (data/guardrail_all for the scaling run)")
-    ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--seed", type=int, default=0)
+    add_fit_options(ap)
     ap.add_argument("--lam-atc", type=float, default=0.5)
     ap.add_argument("--lam-resp", type=float, default=0.5)
-    ap.add_argument("--dropout", type=float, default=0.3)
-    ap.add_argument("--weight-decay", type=float, default=0.05)
-    ap.add_argument("--proj-dim", type=int, default=128)
-    ap.add_argument("--state-dim", type=int, default=128)
-    ap.add_argument("--layers", default="15,21,30")
+    add_head_options(ap)
     ap.add_argument("--atc-low", type=float, default=0.1)
     ap.add_argument("--atc-high", type=float, default=0.9)
     ap.add_argument("--lam-pol", type=float, default=0.0, help="weight of the stream-decision term (atc_loss)")
@@ -142,8 +137,7 @@ def main() -> None:
         return
     train = [e for e in exs if e.split == "train"]
     del exs
-    cfg = GuardConfig(layers=tuple(int(x) for x in args.layers.split(",")), dropout=args.dropout,
-                      proj_dim=args.proj_dim, state_dim=args.state_dim)
+    cfg = head_config(args)
     head, info = train_head(cfg, train, dev, epochs=args.epochs, lr=args.lr, seed=args.seed,
                             lam_atc=args.lam_atc, lam_resp=args.lam_resp, weight_decay=args.weight_decay,
                             atc_low=args.atc_low, atc_high=args.atc_high, lam_pol=args.lam_pol,
