@@ -184,14 +184,14 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
             banner = (f"### Stopped ({policy} policy): {LEVEL_WORDS[ev.level]}\n\nGuard fired at token "
                       f"{ev.index + 1}: {_shown(ev.token)} (level **{ev.level}**; risk {ev.risk:.4f} ≥ threshold "
                       f"{threshold:.3f} for {int(patience)} consecutive token{'s' if int(patience) != 1 else ''}). "
-                      f"The stream ends here.{request_words(asked, policy)}")
+                      f"The stream ends here.{request_words(asked, policy, guard.cfg.gate(policy))}")
         if ev.stopped or (ev.index + 1) % block == 0:  # a block's tokens arrive together: one update per block
             yield frame()
     if not RUNS.current(key, run):
         return
     if stop_at is None:
         banner = (f"### Done: Completed {n_tokens} tokens; the {policy} policy never fired "
-                  f"(threshold {threshold:.3f}).{request_words(asked, policy)}")
+                  f"(threshold {threshold:.3f}).{request_words(asked, policy, guard.cfg.gate(policy))}")
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -208,7 +208,8 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
     prompt, response = text(prompt, "Prompt", None), text(response, "Reply to score", None)
     threshold, patience = number(threshold, "Risk threshold"), number(patience, "Patience", whole=True)
     policy = choice(policy, "Policy", POLICIES)
-    trace = shared_guardrail(backend).score(prompt, response, threshold=float(threshold), patience=int(patience),
+    guard = shared_guardrail(backend)
+    trace = guard.score(prompt, response, threshold=float(threshold), patience=int(patience),
                                             policy=policy)
     last = len(trace.risks) - 1 if trace.stop_index is None else trace.stop_index
     spans = [(_visible(t), round(r, 3)) for i, (t, r) in enumerate(zip(trace.tokens, trace.risks)) if t and i <= last]
@@ -221,19 +222,19 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
         verdict = (f"### Would stop under the {policy} policy at token {k + 1} of {len(trace.risks)}: "
                    f"{_shown(trace.tokens[k])} (level **{trace.stop_level}**: {LEVEL_WORDS[trace.stop_level]} "
                    f"Risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
-    verdict += request_words(trace.request_risk, policy)
+    verdict += request_words(trace.request_risk, policy, guard.cfg.gate(policy))
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "
                 "0 (safe) to 1 (harmful), and never stops a stream.")
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 
-def request_words(request: float | None, policy: str) -> str:
+def request_words(request: float | None, policy: str, need: float) -> str:
     """The request gate's reading in plain words: how likely the head judged the request harmful, and
-    whether that lets ``policy`` stop the reply at all ("" for a head without a gate)."""
+    whether that lets ``policy`` (whose gate needs ``need``; 0 = none) stop the reply at all ("" for
+    a head without a gate)."""
     if request is None:
         return ""
-    need = head_info()["gates"].get(policy, 0.0)
     words = f"\n\nThe head judged the request harmful with probability {request:.2f}"
     if need <= 0:
         return words + f"; the {policy} policy reads the reply alone."

@@ -208,3 +208,17 @@ def test_tab_text_has_no_emoji(ui):
 
     emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
     assert not emoji.search(inspect.getsource(ui))
+
+
+@pytest.mark.parametrize("request_p, need, words", [
+    (0.02, 0.9, "lets the reply run"),
+    (0.95, 0.9, "watches whether the reply goes along"),
+    (0.95, 0.0, "reads the reply alone"),
+])
+def test_banner_says_what_the_request_gate_lets_the_policy_do(request_p, need, words):
+    """Issue #37: the banner names the request probability and what it lets the policy do."""
+    from demos.guardrail import request_words
+
+    text = request_words(request_p, "strict", need)
+    assert f"probability {request_p:.2f}" in text and words in text
+    assert request_words(None, "strict", need) == ""
