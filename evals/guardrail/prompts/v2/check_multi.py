@@ -50,6 +50,8 @@ SHORT_MAX_WORDS, SHORT_MAX_CJK = 70, 140
 NEAR_DUP = 0.80      # char 4-gram Jaccard between two rows of one language
 NEAR_PROBE = 0.45    # char 4-gram Jaccard between a row and a probe (same language)
 MAX_LENGTH_AUROC = 0.65
+MAX_OPENING_AUROC = 0.65
+MIN_OPENING_ROWS = 5  # an opening this common in one language must occur on both sides
 
 WRAPPER_STYLES = {"persona", "grandma", "dev_mode", "hypothetical", "story", "game",
                   "translator", "research"}
@@ -89,6 +91,24 @@ def auroc(scores: list[float], labels: list[int]) -> float:
         return float("nan")
     wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
     return wins / (len(pos) * len(neg))
+
+
+def opening(text: str, lang: str) -> str:
+    """First three words, or first three characters for Chinese and Japanese."""
+    t = norm(text)
+    return t.replace(" ", "")[:3] if lang in CJK else " ".join(t.split()[:3])
+
+
+def opening_auroc(keys: list[str], labels: list[int], prior: float = 1.0) -> float:
+    """AUROC of a leave-one-out, smoothed harmful rate of each row's opening."""
+    pos: Counter = Counter()
+    tot: Counter = Counter()
+    for k, y in zip(keys, labels):
+        pos[k] += y
+        tot[k] += 1
+    base = sum(labels) / len(labels)
+    scores = [(pos[k] - y + prior * base) / (tot[k] - 1 + prior) for k, y in zip(keys, labels)]
+    return auroc(scores, labels)
 
 
 def read_jsonl(path: Path, errors: list[str]) -> list[dict]:
@@ -177,8 +197,18 @@ def report_multi(by_lang: dict[str, list[dict]], errors: list[str]) -> None:
         all_len += [size(r["prompt"], lang) for r in rows]
         all_y += ys
         a = auroc(lens, ys)
+        keys = [opening(r["prompt"], lang) for r in rows]
+        o = opening_auroc(keys, ys)
         cells = " ".join(f"{fl[(f, 0)]:>4}/{fl[(f, 1)]:<4}" for f in FORMS)
-        print(f"{lang:4} {lab[0]:>6} {lab[1]:>5} {len(both):>7} {len(longs):>4} {cells}  {a:.2f}")
+        print(f"{lang:4} {lab[0]:>6} {lab[1]:>5} {len(both):>7} {len(longs):>4} {cells}  {a:9.2f} {o:10.2f}")
+        if o > MAX_OPENING_AUROC:
+            errors.append(f"{lang}: the first three words alone separate the labels (AUROC {o:.2f})")
+        by_open: dict[str, Counter] = defaultdict(Counter)
+        for k, y in zip(keys, ys):
+            by_open[k][y] += 1
+        for k, c in by_open.items():
+            if c[0] + c[1] >= MIN_OPENING_ROWS and (c[0] == 0 or c[1] == 0):
+                errors.append(f"{lang}: opening {k!r} is one-sided ({c[0]} benign, {c[1]} harmful)")
         if lab[0] < MIN_BENIGN:
             errors.append(f"{lang}: {lab[0]} benign rows < {MIN_BENIGN}")
         if lab[1] < MIN_HARMFUL:
