@@ -178,7 +178,7 @@ def check_multi(errors: list[str]) -> dict[str, list[dict]]:
 def report_multi(by_lang: dict[str, list[dict]], errors: list[str]) -> None:
     print("== multilingual requests (evals/guardrail/prompts/v2/multi_<lang>.jsonl)")
     head = f"{'lang':4} {'benign':>6} {'harm':>5} {'topics2':>7} {'long':>4} " + " ".join(
-        f"{f[:9]:>9}" for f in FORMS) + "  len-AUROC"
+        f"{f[:9]:>9}" for f in FORMS) + "  len-AUROC open-AUROC"
     print(head)
     all_len, all_y = [], []
     fam_label: Counter = Counter()
