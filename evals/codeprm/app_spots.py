@@ -10,8 +10,10 @@ One spot a line::
      "source": "request.form['filename']", "sink": "open(", "reason": "...",
      "twin": {"path": "app/views.py", "start_line": 18, "end_line": 18, "replacement": "..."}}
 
-``source_path`` (optional) names the file of the source when it is not the sink's file. Lines
-count as Python counts them (``str.splitlines`` of the file as stored, 1-based).
+``source_path`` (optional) names the file of the source when it is not the sink's file;
+``flow_lines`` (optional) lists the lines of the sink's file where the dangerous value is built on
+the way (the f-string or concatenation of a query a later line executes). Lines
+count as Python counts them (``engines.codeprm.lines.split_lines``, 1-based).
 """
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ class Spot:
     reason: str
     twin: Twin | None = None
     source_path: str | None = None
+    flow_lines: tuple[int, ...] = ()
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -78,6 +81,8 @@ class Spot:
                                                      "replacement": self.twin.replacement}}
         if self.source_path:
             d["source_path"] = self.source_path
+        if self.flow_lines:
+            d["flow_lines"] = list(self.flow_lines)
         return d
 
 
@@ -117,15 +122,20 @@ def parse_spot(d: dict) -> Spot:
                 and 1 <= t["start_line"] <= t["end_line"] and isinstance(t.get("replacement"), str) and t.get("path")):
             raise SpotError(f"twin {t!r}")
         twin = Twin(t["path"], t["start_line"], t["end_line"], t["replacement"])
+    flow = d.get("flow_lines", [])
+    if not (isinstance(flow, list) and all(isinstance(x, int) and x >= 1 for x in flow)):
+        raise SpotError(f"flow_lines {flow!r}")
     return Spot(d["repo"], d["split"], d["commit"], d["path"], d["sink_line"], d["source_line"], d["cwe"],
                 d["category"], d["flow"], d["source"], d["sink"], d["reason"], twin, d.get("source_path"),
-                {k: v for k, v in d.items() if k not in _KEYS | {"source_path"}})
+                tuple(flow), {k: v for k, v in d.items() if k not in _KEYS | {"source_path", "flow_lines"}})
 
 
 def load_spots(path: Path = SPOTS, splits: tuple[str, ...] = ("train", "dev", "test")) -> list[Spot]:
     """Every spot of ``splits``; a malformed line raises :class:`SpotError` with its line number."""
     out = []
-    for i, line in enumerate(open(path, encoding="utf-8"), 1):
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -138,8 +148,11 @@ def load_spots(path: Path = SPOTS, splits: tuple[str, ...] = ("train", "dev", "t
 
 
 def file_lines(text: str) -> list[str]:
-    """The lines of a file as the spots count them (``str.splitlines``)."""
-    return text.splitlines()
+    """The lines of a file as the spots (and every part of a scan) count them: Python's own
+    numbering (``engines.codeprm.lines``)."""
+    from engines.codeprm.lines import normalise, split_lines
+
+    return split_lines(normalise(text))
 
 
 def apply_twin(text: str, twin: Twin) -> str:
@@ -178,6 +191,8 @@ def check_spot(spot: Spot, text: str, source_text: str | None = None, twin_text:
         return [f"sink_line {spot.sink_line} past the end ({len(lines)} lines)"]
     if _norm(spot.sink) not in _norm(lines[spot.sink_line - 1]):
         probs.append(f"sink {spot.sink!r} not on line {spot.sink_line}: {lines[spot.sink_line - 1].strip()[:120]!r}")
+    if any(x > len(lines) for x in spot.flow_lines):
+        probs.append(f"flow_lines {list(spot.flow_lines)} past the end ({len(lines)} lines)")
     if spot.source_line is not None:
         src_lines = file_lines(source_text) if source_text is not None else lines
         if spot.source_line > len(src_lines):

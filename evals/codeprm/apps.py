@@ -155,7 +155,8 @@ def file_rows(git_dir: str, row: dict, commit: str, names: list[str], rng: rando
 
 def read_table(table: Path = REPOS) -> list[dict]:
     """The repository table, each row's split filled in by its rule."""
-    rows = list(csv.DictReader(open(table, newline="")))
+    with open(table, newline="") as fh:
+        rows = list(csv.DictReader(fh))
     for r in rows:
         r["split"] = row_split(r)
     return rows
