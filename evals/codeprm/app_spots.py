@@ -215,11 +215,10 @@ def check_spot(spot: Spot, text: str, source_text: str | None = None, twin_text:
 
 
 def twin_parses_alone(twin: Twin) -> bool:
-    """Whether the replacement, dedented, parses as statements (a check that needs no snapshot;
-    a replacement that opens a block gets a ``pass`` body)."""
-    import textwrap
-
-    body = textwrap.dedent(twin.replacement.rstrip("\n"))
-    if parses(body):
-        return True
-    return parses(body + "\n    pass")
+    """Whether the replacement parses as statements on its own (a check that needs no snapshot):
+    its first line's indentation is taken off every line that has it (the lines of a continued
+    string keep theirs); a replacement that opens a block gets a ``pass`` body."""
+    lines = twin.replacement.rstrip("\n").split("\n")
+    ind = len(lines[0]) - len(lines[0].lstrip())
+    body = "\n".join(ln[ind:] if not ln[:ind].strip() else ln for ln in lines)
+    return parses(body) or parses(body + "\n    pass")
