@@ -12,8 +12,17 @@ import pytest
 
 from evals.codeprm import app_labels as L
 from evals.codeprm import app_measure as A
-from evals.codeprm.app_spots import SPOTS, SpotError, Twin, apply_twin, check_spot, load_spots, parse_spot, \
-    twin_parses_alone, twin_span
+from evals.codeprm.app_spots import (
+    SPOTS,
+    SpotError,
+    Twin,
+    apply_twin,
+    check_spot,
+    load_spots,
+    parse_spot,
+    twin_parses_alone,
+    twin_span,
+)
 from evals.codeprm.apps import REPOS, read_table, row_split, split_of
 
 
