@@ -30,6 +30,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from engines.codeprm.lines import count_lines
 from engines.codeprm.parsing import prepare
 from engines.codeprm.steps import split_steps, step_of
 from engines.common.paths import REPO_ROOT
@@ -132,7 +133,7 @@ def build(rules: Path, splits: tuple[str, ...] = ("train", "dev"), files: Path =
             for r, code, hits in zip(part, codes, semgrep_findings(codes, rules)):
                 lab = label_file(code, hits, meta)
                 rec = {k: r[k] for k in ("id", "repo", "split", "kind", "path", "commit")}
-                rec.update(rules=tag, lines=code.count("\n") + 1, **lab)
+                rec.update(rules=tag, lines=count_lines(code), **lab)
                 fh.write(json.dumps(rec) + "\n")
                 counts["files"] += 1
                 counts["steps"] += len(lab["steps"])
