@@ -11,7 +11,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean \
 	data-codeprm data-guardrail train-codeprm train-guardrail figures-bandits \
-	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch bench-hardening
+	bench-watermark bench-guardrail bench-codeprm bench-codeprm-apps bench-bandits bench-batch bench-hardening
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -99,6 +99,10 @@ bench-guardrail: $(RUN_STAMP)
 bench-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/codeprm_families.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
+
+# the hand-labelled application spots (needs the labelled repositories' snapshots under MIRRORS)
+bench-codeprm-apps: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/codeprm_apps.py --mirrors $(MIRRORS) --splits dev test
 
 bench-bandits: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/bandits_vs_reference.py
