@@ -63,13 +63,18 @@ data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.apps --mirrors $(MIRRORS)
 
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals,
-# the attack views and the contrast requests' replies
+# the attack views, the contrast requests' replies, the written materials lists, every human-labelled row
+# (data/guardrail_all), the request corpus v2 with the judge's features, and the replies to its benign requests
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
 	$(PYRUN) -m evals.guardrail.labels content --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
 	nice -n 10 $(PYRUN) -m evals.guardrail.contrast
+	nice -n 10 $(PYRUN) -m evals.guardrail.materials
+	nice -n 10 $(PYRUN) -m evals.guardrail.data --all-rows --views human
+	nice -n 10 $(PYRUN) -m evals.guardrail.requests
+	nice -n 10 $(PYRUN) -m evals.guardrail.request_replies
 
 # the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)

@@ -211,6 +211,24 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     return head.to(device).eval()
 
 
+def load_members(path: str | Path) -> tuple[list[SLDHead], list[int]]:
+    """The members a folded head was saved as (:func:`save_head` with ``members``) and their counts
+    per read-out, e.g. ``([s0, s1, s2, l0, l1, l2], [3, 3])``: the first group forms the strict risk."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"guardrail head not found at {p}")
+    blob = torch.load(str(p), map_location="cpu", weights_only=True)
+    if "members" not in blob:
+        raise InputError(f"{p.name} holds one head, not members: save it with its members")
+    cfg = GuardConfig.from_dict(blob["member_config"])
+    members = []
+    for sd in blob["members"]:
+        m = SLDHead(cfg)
+        m.load_state_dict(sd)
+        members.append(m.eval())
+    return members, [int(n) for n in blob["outputs"]]
+
+
 def _swap_projection(path: Path, head: SLDHead, bits: int) -> None:
     """Rewrite the float projection ``Gemm`` of an exported graph (its weight found by value: the
     head's grid weights, :mod:`engines.guardrail.quant`) as the ``MatMulNBits`` holding their codes."""

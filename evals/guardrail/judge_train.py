@@ -113,3 +113,41 @@ def curve(p: np.ndarray, rows: list[dict], levels=LEVELS) -> list[dict]:
         out.append({"level": float(lv), "recall": round(float((p[y == 1] >= lv).mean()), 4),
                     "families": {k: v["rate"] for k, v in fam.items()}})
     return out
+
+
+def judge_map(feats: dict[str, dict[str, np.ndarray]]):
+    """normalised request -> the judge's input row (torch float16, last-token taps, user-token mean,
+    sentence embedding), for :func:`evals.guardrail.train.load_cache`."""
+    import torch
+
+    return {k: torch.from_numpy(np.concatenate([f["last"], f["mean"], f["sentence"]])).half() for k, f in feats.items()}
+
+
+def fit_and_pick(rows: list[dict], feats: dict, cap: float, band_recall: float, log=print) -> dict:
+    """Fit the judge on the corpus's train requests and pick its levels on dev: {"w", "b", "levels",
+    "fit", "report"} (the report: AUROC, per-family flagged shares at the gate and the band, recall per
+    harmful source, and the trade-off curve, on dev and on test)."""
+    from sklearn.metrics import roc_auc_score
+
+    data = {s: matrix([r for r in rows if r["split"] == s], feats) for s in ("train", "dev", "test")}
+    X, y, kept = data["train"]
+    w, b, info = fit(X, y, [r["group"] for r in kept], log=log)
+    Xd, _, kd = data["dev"]
+    pd = probs(w, b, Xd)
+    levels = pick_levels(pd, kd, cap=cap, band_recall=band_recall)
+    log(f"judge levels on dev: {levels}")
+    report = {}
+    for s in ("dev", "test"):
+        Xs, ys, ks = data[s]
+        p = probs(w, b, Xs)
+        by_source: dict[str, dict] = {}
+        for src in sorted({r["source"] for r in ks if r["harmful"]}):
+            idx = [i for i, r in enumerate(ks) if r["harmful"] and r["source"] == src]
+            by_source[src] = {"n": len(idx), "recall_at_gate": round(float((p[idx] >= levels["gate"]).mean()), 4)}
+        report[s] = {"auroc": round(float(roc_auc_score(ys, p)), 4), "requests": len(ys), "harmful": int(ys.sum()),
+                     "recall_at_gate": round(float((p[ys == 1] >= levels["gate"]).mean()), 4),
+                     "families_at_gate": family_rates(p[ys == 0], [r for r in ks if not r["harmful"]], levels["gate"]),
+                     "families_at_band": (family_rates(p[ys == 0], [r for r in ks if not r["harmful"]], levels["band"])
+                                          if levels["band"] else None),
+                     "harmful_sources": by_source, "curve": curve(p, ks)}
+    return {"w": w, "b": b, "levels": levels, "fit": info, "report": report}

@@ -27,7 +27,8 @@ from evals.guardrail import content_prompts as cp
 from evals.guardrail import data as gd
 from evals.guardrail import request_sources as rs
 from evals.guardrail.paths import DATA
-from evals.guardrail.requests import OUT as CORPUS, load_corpus
+from evals.guardrail.requests import OUT as CORPUS
+from evals.guardrail.requests import load_corpus
 
 PER_FAMILY = {"train": 300, "dev": 120, "test": 150}
 TRAIN_FAMILIES = ("long_attached", "everyday")

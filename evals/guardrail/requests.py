@@ -317,8 +317,7 @@ def main() -> None:
     meta["audit_train"] = audit([r for r in rows if r["split"] == "train"])
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "corpus.jsonl", "w") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     (args.out / "corpus_meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_manifest(rows, MANIFEST)
     print(json.dumps({k: meta[k] for k in ("removed_near_test", "audit_train")}, indent=1))

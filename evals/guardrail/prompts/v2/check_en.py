@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import collections
 import json
+import math
+import math
 import re
 import sys
 from pathlib import Path
@@ -287,8 +289,8 @@ def main() -> int:
             continue
         cells = " ".join(f"{fam_bkt[(f, n)][0]:>4}/{fam_bkt[(f, n)][1]:<4}" for n in names)
         a = folded(auroc([words(r["prompt"]) for r in sub], [r["harmful"] for r in sub]))
-        print(f"  {f:15} {cells}   {a:.3f}" if a == a else f"  {f:15} {cells}     -")
-        if a == a and a > MAX_FAMILY_LENGTH_AUROC:
+        print(f"  {f:15} {cells}   {a:.3f}" if not math.isnan(a) else f"  {f:15} {cells}     -")
+        if not math.isnan(a) and a > MAX_FAMILY_LENGTH_AUROC:
             errors.append(f"family {f}: length alone reaches AUROC {a:.3f} > "
                           f"{MAX_FAMILY_LENGTH_AUROC}")
 

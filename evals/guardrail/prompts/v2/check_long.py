@@ -137,10 +137,10 @@ def old_prompt_lines() -> list[str]:
 def table(title: str, counts: dict, cols: list, rows_order: list) -> None:
     print(f"\n{title}")
     width = max([len(str(r)) for r in rows_order] + [8])
-    print(" " * width + "".join(f"{str(c):>10}" for c in cols) + f"{'total':>10}")
+    print(" " * width + "".join(f"{c!s:>10}" for c in cols) + f"{'total':>10}")
     for r in rows_order:
         vals = [counts.get((r, c), 0) for c in cols]
-        print(f"{str(r):<{width}}" + "".join(f"{v:>10}" for v in vals) + f"{sum(vals):>10}")
+        print(f"{r!s:<{width}}" + "".join(f"{v:>10}" for v in vals) + f"{sum(vals):>10}")
 
 
 def main() -> int:
