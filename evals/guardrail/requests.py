@@ -157,7 +157,7 @@ def build_corpus() -> tuple[list[dict], dict]:
         if r["source"] in ("own/contrast", "own/writing"):
             known_topics.setdefault(r["topic"], "test" if held_out_topic(r["topic"]) else "train")
     written = (rs.handwritten("contrast_en_*.jsonl") + rs.handwritten("long_en_*.jsonl") + rs.handwritten("multi_*.jsonl")
-               + rs.handwritten("form_twins_en.jsonl"))
+               + rs.handwritten("twins_*_en.jsonl"))
     topic_split = deal_topics(written, known_topics | {t: "train" for t in TRAIN_TOPICS})
     for r in written:
         r["split"] = topic_split[r["topic"]]

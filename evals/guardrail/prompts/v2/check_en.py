@@ -19,7 +19,6 @@ from __future__ import annotations
 import collections
 import json
 import math
-import math
 import re
 import sys
 from pathlib import Path
