@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from engines.codeprm.cwe import family_of
 from engines.codeprm.findings import Failure, Finding
@@ -21,13 +20,13 @@ class Analyser:
     """One analyser.
 
     ``family(finding)``: the tab's CWE family of one of its findings (by default its CWE's);
-    ``rules``: semgrep rule files (YAML) it runs; ``owns(rule_id)``: whether a semgrep result is
+    ``rules()``: the semgrep rules it runs (read once); ``owns(rule_id)``: whether a semgrep result is
     its own; ``read(hit, source)``: a semgrep result as a finding; ``local(source)``: in-process
     findings on one source and what it could not read there."""
 
     name: str
     family: Callable[[Finding], int] = lambda f: family_of(f.cwe)
-    rules: tuple[Path, ...] = ()
+    rules: Callable[[], list[dict]] | None = None
     owns: Callable[[str], bool] = lambda rule_id: False
     read: Callable[[dict, object], Finding | None] | None = None
     local: Callable[[object], tuple[list[Finding], list[Failure]]] | None = None

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from engines.codeprm.analysers.base import Analyser, hit_finding
-from engines.codeprm.analysers.semgrep import AnalyserUnavailable, SemgrepRun
+from engines.codeprm.analysers.semgrep import AnalyserUnavailable, SemgrepRun, yaml_rules
 from engines.codeprm.findings import Failure, Finding
 from engines.common.paths import ASSETS_DIR
 
@@ -21,11 +20,12 @@ RULES_DIR = ASSETS_DIR / "codeprm" / "codeshield"
 _CWE_RE = re.compile(r"CWE-(\d+)")
 
 
-def rule_files() -> tuple[Path, ...]:
+def rules() -> list[dict]:
+    """CodeShield's semgrep rules, as shipped."""
     files = tuple(sorted((RULES_DIR / "semgrep").glob("*.yaml")))
     if not files:
         raise AnalyserUnavailable(f"CodeShield semgrep rules missing in {RULES_DIR / 'semgrep'}")
-    return files
+    return yaml_rules(files)
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,7 +65,7 @@ def owns(rule_id: str) -> bool:
 
 def semgrep_raw(codes: list[str], timeout_s: float = 600.0) -> list[list[tuple[int, int, str, str, str]]]:
     """semgrep results of the CodeShield rules on each piece of code: (line, cwe, rule, message, severity)."""
-    hits, _ = SemgrepRun(codes, rule_files(), timeout_s).result()
+    hits, _ = SemgrepRun(codes, rules(), timeout_s).result()
     out = []
     for hs in hits:
         fs = [hit_finding(h, "codeshield") for h in hs]
@@ -84,5 +84,5 @@ def codeshield_findings(codes: list[str]) -> list[list[Finding]]:
     return run_analysers(codes, ("codeshield",))
 
 
-ANALYSER = Analyser("codeshield", rules=rule_files(), owns=owns, read=lambda hit, src: hit_finding(hit, "codeshield"),
+ANALYSER = Analyser("codeshield", rules=rules, owns=owns, read=lambda hit, src: hit_finding(hit, "codeshield"),
                     local=local, label="CodeShield (semgrep + regex rules)")

@@ -42,9 +42,9 @@ def semgrep_core() -> Path:
     return core
 
 
-@functools.lru_cache(maxsize=8)
-def rules_json(files: tuple[Path, ...]) -> str:
-    """Every rule of the YAML ``files`` as one semgrep rules document (JSON), read once per process."""
+@functools.lru_cache(maxsize=16)
+def yaml_rules(files: tuple[Path, ...]) -> list[dict]:
+    """Every rule of the YAML ``files`` (semgrep's ``rules:`` lists), read once per process."""
     import yaml
 
     rules = []
@@ -53,7 +53,7 @@ def rules_json(files: tuple[Path, ...]) -> str:
             rules += yaml.safe_load(Path(f).read_text())["rules"]
         except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
             raise AnalyserUnavailable(f"semgrep rule file {f} cannot be read ({exc})") from exc
-    return json.dumps({"rules": rules})
+    return rules
 
 
 def _reason(err: dict, limit_s: float) -> str:
@@ -74,7 +74,7 @@ class SemgrepRun:
     """One semgrep process over many pieces of code with the given rule files, started at once
     and read when needed (so that the in-process analysers run while semgrep works)."""
 
-    def __init__(self, codes: list[str], rules: tuple[Path, ...], timeout_s: float = 600.0,
+    def __init__(self, codes: list[str], rules: list[dict], timeout_s: float = 600.0,
                  rule_timeout_s: float = RULE_TIMEOUT_S) -> None:
         from engines.codeprm.lines import for_semgrep
 
@@ -84,7 +84,7 @@ class SemgrepRun:
         self.proc = None
         if not codes or not rules:
             return
-        doc = rules_json(tuple(rules))
+        doc = json.dumps({"rules": rules})
         core = semgrep_core()
         self.tmp = tempfile.TemporaryDirectory(prefix="codeprm_semgrep_")
         d = Path(self.tmp.name)

@@ -3,23 +3,82 @@ call, followed by semgrep's own taint mode (``mode: taint``) through assignments
 ``%``/``.format``/concatenation and calls of functions in the same file.
 
 The rules are data: ``assets/codeprm/rules/taint/<sink family>.yaml``, one file per sink family,
-each rule with its CWE (metadata ``cwe_id``) and a plain message; sources (Flask, Django,
-FastAPI/Starlette and aiohttp request data, ``input()``, ``sys.argv``) and sanitizers are
-written into each rule. They run in the scan's one semgrep process beside CodeShield's rules.
+each rule with its CWE (metadata ``cwe_id``), a plain message and its sinks; ``sources.yaml``
+holds what every rule shares (sources: Flask, Django, FastAPI/Starlette and aiohttp request data,
+route parameters, ``input()``, ``sys.argv``; sanitizers: ``int()``, ``secure_filename``,
+``shlex.quote``, escaping, allow-list checks, ...), added to each rule by :func:`rules`. OSS
+semgrep follows taint within one function (and into the result of any call), not into the body
+of a function the input is passed to; a rule whose metadata lists ``helper-sinks`` (its sink
+calls, ``$X`` for the argument that must not hold input) also gets a ``-helper`` twin whose sink
+is an argument of a call of a function, defined in the same file, that hands the parameter in
+that position to such a call. They run in
+the scan's one semgrep process beside CodeShield's rules.
 Each finding carries semgrep's dataflow trace as a :class:`~engines.codeprm.findings.Trace`:
 "`url` comes from `request.form` (line 8) and reaches `requests.get` (line 12)".
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from engines.codeprm.analysers.base import Analyser, hit_finding
+from engines.codeprm.analysers.semgrep import AnalyserUnavailable, yaml_rules
 from engines.codeprm.findings import Finding, Trace
 from engines.common.paths import ASSETS_DIR
 
 RULES_DIR = ASSETS_DIR / "codeprm" / "rules" / "taint"
 PREFIX = "codeprm-taint-"
 _NAME = re.compile(r"[A-Za-z_][\w.]*$")
+
+
+OPTIONS = {"taint_assume_safe_functions": False, "taint_assume_safe_indexes": False,
+           "taint_assume_safe_booleans": True, "taint_assume_safe_numbers": True}
+
+
+HELPER_POSITIONS = 3  # a helper's first three positional parameters are followed
+
+
+def helper_sinks(sinks: list[str]) -> list[dict]:
+    """The sinks of a rule's ``-helper`` twin. ``sinks`` are the rule's sink calls written with
+    ``$X`` for the argument that must not hold input (``os.system($X)``); the twin's sink is the
+    k-th argument of a call of a function of the same file (defined before or after the call)
+    whose k-th parameter reaches such an argument."""
+    out = []
+    for k in range(HELPER_POSITIONS):
+        params = "".join(f"$P{j}, " for j in range(k)) + "$PARAM, ..."
+        args = "".join(f"$A{j}, " for j in range(k)) + "$ARG, ..."
+        inside = []
+        for sink in sinks:
+            call = sink.replace("$X", "<... $PARAM ...>")
+            for stmt in (f"<... {call} ...>", f"with {call} as $W:\n    ..."):
+                body = f"def $HELPER({params}):\n  ...\n  {stmt}\n  ...\n"
+                inside += [{"pattern-inside": body + "...\n"},
+                           {"pattern-inside": "def $CALLER(...):\n  ...\n...\n" + body}]
+        out.append({"patterns": [{"pattern-either": inside}, {"pattern": f"$HELPER({args})"},
+                                 {"focus-metavariable": "$ARG"}]})
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def rules() -> list[dict]:
+    """Every taint rule, completed with the shared sources and sanitizers (and its helper twin)."""
+    import yaml
+
+    try:
+        common = yaml.safe_load((RULES_DIR / "sources.yaml").read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise AnalyserUnavailable(f"taint sources missing in {RULES_DIR}: {exc}") from exc
+    out = []
+    for r in yaml_rules(tuple(f for f in sorted(RULES_DIR.glob("*.yaml")) if f.name != "sources.yaml")):
+        rule = {"mode": "taint", "languages": ["python"], "options": OPTIONS, **r,
+                "pattern-sources": common["sources"] + r.get("pattern-sources", []),
+                "pattern-sanitizers": common["sanitizers"] + r.get("pattern-sanitizers", [])}
+        out.append(rule)
+        sinks = r.get("metadata", {}).get("helper-sinks")
+        if sinks:
+            out.append({**rule, "id": r["id"] + "-helper", "message": r["message"] + " (through a helper function)",
+                        "pattern-sinks": helper_sinks(sinks)})
+    return out
 
 
 def _loc(cli_loc) -> tuple[int, int, str]:
@@ -85,5 +144,5 @@ def read(hit: dict, src) -> Finding:
     return Finding(f.line, f.cwe, f.rule, f.message, f.source, f.severity, f.confidence, trace)
 
 
-ANALYSER = Analyser("taint", rules=tuple(sorted(RULES_DIR.glob("*.yaml"))), owns=lambda rid: PREFIX in rid,
-                    read=read, label="taint rules (semgrep taint mode)")
+ANALYSER = Analyser("taint", rules=rules, owns=lambda rid: PREFIX in rid, read=read,
+                    label="taint rules (semgrep taint mode)")
