@@ -30,7 +30,8 @@ class Trace:
         >>> Trace("request.form", 8, "requests.get", 12, "url").explain()
         '`url` comes from `request.form` (line 8) and reaches `requests.get` (line 12)'
         """
-        head = f"`{self.variable}` comes from `{self.source}`" if self.variable else f"`{self.source}`"
+        src = self.source if " " in self.source else f"`{self.source}`"  # words, or an expression
+        head = f"`{self.variable}` comes from {src}" if self.variable else src
         verb = " and reaches" if self.variable else " reaches"
         return f"{head} (line {self.source_line}){verb} `{self.sink}` (line {self.sink_line})"
 

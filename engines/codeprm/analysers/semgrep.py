@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -70,6 +71,23 @@ def _reason(err: dict, limit_s: float) -> str:
     return f"semgrep failed on this file: {kind}{rule}: {' '.join(str(err.get('message', '')).split())[:200]}"
 
 
+def select(rules: list[dict], codes: list[str]) -> list[dict]:
+    """The rules to run, each limited to the files it can match: a rule with ``codeprm-select``
+    (regular expressions that must all be found in a file's text) runs only on those files
+    (semgrep's ``paths: include``), and not at all when there are none."""
+    out = []
+    for r in rules:
+        need = r.get("codeprm-select")
+        if need is None:
+            out.append(r)
+            continue
+        rx = [re.compile(x) for x in need]
+        names = [f"f{i}.py" for i, c in enumerate(codes) if all(x.search(c) for x in rx)]
+        if names:
+            out.append({**{k: v for k, v in r.items() if k != "codeprm-select"}, "paths": {"include": names}})
+    return out
+
+
 class SemgrepRun:
     """One semgrep process over many pieces of code with the given rule files, started at once
     and read when needed (so that the in-process analysers run while semgrep works)."""
@@ -84,7 +102,7 @@ class SemgrepRun:
         self.proc = None
         if not codes or not rules:
             return
-        doc = json.dumps({"rules": rules})
+        doc = json.dumps({"rules": select(rules, codes)})
         core = semgrep_core()
         self.tmp = tempfile.TemporaryDirectory(prefix="codeprm_semgrep_")
         d = Path(self.tmp.name)
@@ -98,7 +116,7 @@ class SemgrepRun:
         (d / "targets.json").write_text(json.dumps(["Targets", targets]))
         # one job: the scan's own work (bandit, the step model) holds the other core meanwhile
         cmd = ["semgrep-core", "-rules", str(d / "rules.json"), "-targets", str(d / "targets.json"), "-json",
-               "-j", "1", "-timeout", f"{rule_timeout_s:g}", "-timeout_threshold", "3"]
+               "-j", "1", "-fast", "-timeout", f"{rule_timeout_s:g}", "-timeout_threshold", "3"]
         # its report goes to files (a pipe would stall semgrep until the caller reads)
         self.out = open(d / "report.json", "w+", encoding="utf-8")  # noqa: SIM115
         self.err = open(d / "stderr.txt", "w+", encoding="utf-8")  # noqa: SIM115

@@ -59,6 +59,24 @@ def helper_sinks(sinks: list[str]) -> list[dict]:
     return out
 
 
+#: a file where user input can enter at all (request data, route handlers, input(), sys.argv)
+SOURCE_WORDS = r"\b(?:request|input|raw_input|argv)\b|@\w[\w.]*\.(?:route|get|post|put|delete|patch|api_route)\b"
+
+
+def _patterns(node) -> list[str]:
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k in ("pattern", "pattern-inside") and isinstance(v, str)] + \
+            [p for k, v in node.items() if k not in ("pattern", "pattern-inside") for p in _patterns(v)]
+    return [p for v in node for p in _patterns(v)] if isinstance(node, list) else []
+
+
+def sink_words(sinks: list) -> str:
+    """A regular expression of the names a rule's sinks call or index (``execute``, ``headers``):
+    semgrep runs the rule only on files that hold one of them and a source word."""
+    words = {m.group(1) for p in _patterns(sinks) for m in re.finditer(r"(?<![$\w])([A-Za-z_]\w*)(?:\s*[(\[]|\.\$)", p)}
+    return r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b"
+
+
 @functools.lru_cache(maxsize=1)
 def rules() -> list[dict]:
     """Every taint rule, completed with the shared sources and sanitizers (and its helper twin)."""
@@ -72,7 +90,9 @@ def rules() -> list[dict]:
     for r in yaml_rules(tuple(f for f in sorted(RULES_DIR.glob("*.yaml")) if f.name != "sources.yaml")):
         rule = {"mode": "taint", "languages": ["python"], "options": OPTIONS, **r,
                 "pattern-sources": common["sources"] + r.get("pattern-sources", []),
-                "pattern-sanitizers": common["sanitizers"] + r.get("pattern-sanitizers", [])}
+                "pattern-sanitizers": common["sanitizers"] + r.get("pattern-sanitizers", []),
+                "codeprm-select": [SOURCE_WORDS, sink_words(r["pattern-sinks"])]
+                + ([r["metadata"]["requires"]] if r.get("metadata", {}).get("requires") else [])}
         out.append(rule)
         sinks = r.get("metadata", {}).get("helper-sinks")
         if sinks:
@@ -138,9 +158,11 @@ def read(hit: dict, src) -> Finding:
         return f
     k_line, k_col = k_line or f.line, k_col or int(hit["start"]["col"])
     names = [v.get("content", "") for v in tr.get("intermediate_vars") or [] if v.get("content")]
+    if re.fullmatch(r"[A-Za-z_]\w*", s_text.strip()):  # a route handler's parameter
+        names, s_text = [s_text.strip()], "a route parameter"
     line = src.lines[k_line - 1] if 0 < k_line <= len(src.lines) else ""
     sink = callee(line, k_col) or " ".join(k_text.split())[:60]
-    trace = Trace(source_name(s_text), s_line, sink, k_line, names[0] if names else "")
+    trace = Trace(s_text if " " in s_text else source_name(s_text), s_line, sink, k_line, names[0] if names else "")
     return Finding(f.line, f.cwe, f.rule, f.message, f.source, f.severity, f.confidence, trace)
 
 
