@@ -81,6 +81,9 @@ class Parsed:
         return self.syntax_error is None
 
 
+TOO_DEEP = "the expression is nested too deeply for Python's parser"
+
+
 def nesting(code: str) -> int:
     """The deepest nesting of ``code``: brackets open at once, or unary operators in a row (each
     is one level of Python's parser), whichever is larger.
@@ -118,8 +121,7 @@ def parse_once(code: str, path: str = "snippet.py", lines: list[str] | None = No
     except SyntaxError as exc:
         err = f"line {exc.lineno}: {exc.msg}"
     except (RecursionError, MemoryError):
-        return Parsed([], f"the expression is nested too deeply for Python's parser ({nesting(code):,} levels)",
-                      False)
+        return Parsed([], f"{TOO_DEEP} ({nesting(code):,} levels)", False)
     except ValueError as exc:
         return Parsed([], str(exc) or type(exc).__name__, False)
     found = repaired_pieces(code, lines=lines)
@@ -146,7 +148,7 @@ def looks_like_python(code: str, parsed: Parsed, lines: list[str] | None = None)
     >>> looks_like_python("Hello, how are you today?", parse_once("Hello, how are you today?"))
     False
     """
-    if parsed.syntax_error is None and parsed.pieces:
+    if parsed.syntax_error is None and parsed.pieces or (parsed.syntax_error or "").startswith(TOO_DEEP):
         return True
     lines = [ln.strip() for ln in (split_lines(code) if lines is None else lines)]
     code_lines = [i for i, ln in enumerate(lines, 1) if ln and not ln.startswith("#")]

@@ -127,16 +127,36 @@ def bandit_findings(code: str, pieces: list | None = None) -> list[Finding]:
     return findings_of(bandit_raw(code, pieces), count_lines(code))
 
 
+def _step_pieces(src) -> list:
+    """Each step of ``src`` that parses alone, as (line offset, text, tree)."""
+    import ast
+    import textwrap
+
+    out = []
+    for sp in src.spans:
+        text = textwrap.dedent("\n".join(src.lines[sp.start - 1: sp.end]))
+        try:
+            out.append((sp.start - 1, text, ast.parse(text)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return out
+
+
 def local(src) -> tuple[list[Finding], list[Failure]]:
     """bandit on one :class:`~engines.codeprm.source.Source`: its findings, and a failure where it
     could not read the code (or the parser could not, so bandit read nothing)."""
     if not src.lines:
         return [], []
     raw, failed = _raw(src.pieces)
+    if failed and len(src.pieces) == 1:  # the whole file failed: read it again step by step
+        more, _ = _raw(_step_pieces(src))
+        raw += more
+        failed = [f"{r}; the steps it could read alone were checked one by one" for r in failed]
     why = [Failure("bandit", r) for r in dict.fromkeys(failed)]
     if not src.pieces and src.parsed.syntax_error:
-        why.append(Failure("bandit", f"Python's parser could not read this file ({src.parsed.syntax_error}), "
-                                     "so bandit read none of it"))
+        raw += _raw(_step_pieces(src))[0]
+        why.append(Failure("bandit", f"Python's parser could not read this file ({src.parsed.syntax_error}); "
+                                     "bandit checked only the steps that parse alone"))
     return findings_of(raw, src.n_lines), why
 
 
