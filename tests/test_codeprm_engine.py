@@ -23,7 +23,7 @@ from engines.codeprm import (
     split_steps,
     to_sarif,
 )
-from engines.codeprm.analysers import bandit_raw
+from engines.codeprm.analysers import ANALYSERS, bandit_raw
 from engines.codeprm.fusion import ANALYSER_LEVEL, FLAG_LEVEL, MODEL_SPAN, analyser_flags, score_steps
 from engines.codeprm.findings import Finding
 from engines.codeprm.lines import split_lines

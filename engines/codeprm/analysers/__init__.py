@@ -81,7 +81,8 @@ class Started:
         self.sources = sources
         self.analysers = [a for n, a in ANALYSERS.items() if n in names]
         self.done: dict[int, Analysis] = {}
-        rules = [r for a in self.analysers if a.rules for r in a.rules()]
+        rules = [r for a in self.analysers if a.rules
+                 for r in (a.rules_for(sources) if a.rules_for else a.rules())]
         kw = {} if rule_timeout_s is None else {"rule_timeout_s": rule_timeout_s}
         self.semgrep = SemgrepRun([s.text for s in sources], rules, **kw) if rules else None
 

@@ -20,7 +20,8 @@ class Analyser:
     """One analyser.
 
     ``family(finding)``: the tab's CWE family of one of its findings (by default its CWE's);
-    ``rules()``: the semgrep rules it runs (read once); ``owns(rule_id)``: whether a semgrep result is
+    ``rules()``: the semgrep rules it runs (read once; ``rules_for(sources)`` instead where a scan's
+    files add rules of their own); ``owns(rule_id)``: whether a semgrep result is
     its own; ``read(hit, source)``: a semgrep result as a finding; ``local(source)``: in-process
     findings on one source and what it could not read there."""
 
@@ -30,6 +31,7 @@ class Analyser:
     owns: Callable[[str], bool] = lambda rule_id: False
     read: Callable[[dict, object], Finding | None] | None = None
     local: Callable[[object], tuple[list[Finding], list[Failure]]] | None = None
+    rules_for: Callable[[list], list[dict]] | None = None  # the rules for one scan, when they depend on it
     label: str = field(default="")
 
     @property

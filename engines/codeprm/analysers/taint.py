@@ -8,10 +8,10 @@ holds what every rule shares (sources: Flask, Django, FastAPI/Starlette and aioh
 route parameters, ``input()``, ``sys.argv``; sanitizers: ``int()``, ``secure_filename``,
 ``shlex.quote``, escaping, allow-list checks, ...), added to each rule by :func:`rules`. OSS
 semgrep follows taint within one function (and into the result of any call), not into the body
-of a function the input is passed to; a rule whose metadata lists ``helper-sinks`` (its sink
-calls, ``$X`` for the argument that must not hold input) also gets a ``-helper`` twin whose sink
-is an argument of a call of a function, defined in the same file, that hands the parameter in
-that position to such a call. They run in
+of a function the input is passed to; a rule whose metadata names ``helper-calls`` (its sink
+calls) also gets, per scan, a ``-helper`` twin whose sink is an argument of a call of a function
+of the same file that hands the parameter in that position to such a call
+(``taint_helpers.py``, read from the scan's own parse). They run in
 the scan's one semgrep process beside CodeShield's rules.
 Each finding carries semgrep's dataflow trace as a :class:`~engines.codeprm.findings.Trace`:
 "`url` comes from `request.form` (line 8) and reaches `requests.get` (line 12)".
@@ -33,30 +33,6 @@ _NAME = re.compile(r"[A-Za-z_][\w.]*$")
 
 OPTIONS = {"taint_assume_safe_functions": False, "taint_assume_safe_indexes": False,
            "taint_assume_safe_booleans": True, "taint_assume_safe_numbers": True}
-
-
-HELPER_POSITIONS = 3  # a helper's first three positional parameters are followed
-
-
-def helper_sinks(sinks: list[str]) -> list[dict]:
-    """The sinks of a rule's ``-helper`` twin. ``sinks`` are the rule's sink calls written with
-    ``$X`` for the argument that must not hold input (``os.system($X)``); the twin's sink is the
-    k-th argument of a call of a function of the same file (defined before or after the call)
-    whose k-th parameter reaches such an argument."""
-    out = []
-    for k in range(HELPER_POSITIONS):
-        params = "".join(f"$P{j}, " for j in range(k)) + "$PARAM, ..."
-        args = "".join(f"$A{j}, " for j in range(k)) + "$ARG, ..."
-        inside = []
-        for sink in sinks:
-            call = sink.replace("$X", "<... $PARAM ...>")
-            for stmt in (f"<... {call} ...>", f"with {call} as $W:\n    ..."):
-                body = f"def $HELPER({params}):\n  ...\n  {stmt}\n  ...\n"
-                inside += [{"pattern-inside": body + "...\n"},
-                           {"pattern-inside": "def $CALLER(...):\n  ...\n...\n" + body}]
-        out.append({"patterns": [{"pattern-either": inside}, {"pattern": f"$HELPER({args})"},
-                                 {"focus-metavariable": "$ARG"}]})
-    return out
 
 
 #: a file where user input can enter at all (request data, route handlers, input(), sys.argv)
@@ -89,15 +65,12 @@ def rules() -> list[dict]:
     out = []
     for r in yaml_rules(tuple(f for f in sorted(RULES_DIR.glob("*.yaml")) if f.name != "sources.yaml")):
         rule = {"mode": "taint", "languages": ["python"], "options": OPTIONS, **r,
-                "pattern-sources": common["sources"] + r.get("pattern-sources", []),
+                "pattern-sources": common["sources"] + r.get("pattern-sources", [])
+                + (common["local-sources"] if r.get("metadata", {}).get("local-input", True) else []),
                 "pattern-sanitizers": common["sanitizers"] + r.get("pattern-sanitizers", []),
                 "codeprm-select": [SOURCE_WORDS, sink_words(r["pattern-sinks"])]
                 + ([r["metadata"]["requires"]] if r.get("metadata", {}).get("requires") else [])}
         out.append(rule)
-        sinks = r.get("metadata", {}).get("helper-sinks")
-        if sinks:
-            out.append({**rule, "id": r["id"] + "-helper", "message": r["message"] + " (through a helper function)",
-                        "pattern-sinks": helper_sinks(sinks)})
     return out
 
 
@@ -166,5 +139,15 @@ def read(hit: dict, src) -> Finding:
     return Finding(f.line, f.cwe, f.rule, f.message, f.source, f.severity, f.confidence, trace)
 
 
-ANALYSER = Analyser("taint", rules=rules, owns=lambda rid: PREFIX in rid, read=read,
+def rules_for(sources: list) -> list[dict]:
+    """The rules for one scan of ``sources``: the pack, and the helper twins their files need."""
+    from engines.codeprm.analysers.taint_helpers import helper_rule
+
+    trees = [s.pieces[0][2] if s.pieces and s.pieces[0][0] == 0 else None for s in sources]
+    base = rules()
+    twins = [helper_rule(r, trees) for r in base]
+    return base + [t for t in twins if t is not None]
+
+
+ANALYSER = Analyser("taint", rules=rules, owns=lambda rid: PREFIX in rid, read=read, rules_for=rules_for,
                     label="taint rules (semgrep taint mode)")
