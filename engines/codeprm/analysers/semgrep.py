@@ -48,10 +48,11 @@ def yaml_rules(files: tuple[Path, ...]) -> list[dict]:
     """Every rule of the YAML ``files`` (semgrep's ``rules:`` lists), read once per process."""
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where the wheel has it
     rules = []
     for f in files:
         try:
-            rules += yaml.safe_load(Path(f).read_text())["rules"]
+            rules += yaml.load(Path(f).read_text(), Loader=loader)["rules"]
         except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
             raise AnalyserUnavailable(f"semgrep rule file {f} cannot be read ({exc})") from exc
     return rules
@@ -71,18 +72,24 @@ def _reason(err: dict, limit_s: float) -> str:
     return f"semgrep failed on this file: {kind}{rule}: {' '.join(str(err.get('message', '')).split())[:200]}"
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
 def select(rules: list[dict], codes: list[str]) -> list[dict]:
     """The rules to run, each limited to the files it can match: a rule with ``codeprm-select``
-    (regular expressions that must all be found in a file's text) runs only on those files
+    (groups of words; a file must name a word of every group) runs only on those files
     (semgrep's ``paths: include``), and not at all when there are none."""
     out = []
+    words: list[set[str]] | None = None
     for r in rules:
         need = r.get("codeprm-select")
         if need is None:
             out.append(r)
             continue
-        rx = [re.compile(x) for x in need]
-        names = [f"f{i}.py" for i, c in enumerate(codes) if all(x.search(c) for x in rx)]
+        if words is None:  # each file's words, read once
+            words = [set(_WORD.findall(c)) for c in codes]
+        groups = [set(g) for g in need]
+        names = [f"f{i}.py" for i, w in enumerate(words) if all(w & g for g in groups)]
         if names:
             out.append({**{k: v for k, v in r.items() if k != "codeprm-select"}, "paths": {"include": names}})
     return out

@@ -35,8 +35,10 @@ OPTIONS = {"taint_assume_safe_functions": False, "taint_assume_safe_indexes": Fa
            "taint_assume_safe_booleans": True, "taint_assume_safe_numbers": True}
 
 
-#: a file where user input can enter at all (request data, route handlers, input(), sys.argv)
-SOURCE_WORDS = r"\b(?:request|input|raw_input|argv)\b|@\w[\w.]*\.(?:route|get|post|put|delete|patch|api_route)\b"
+#: a file where user input can enter at all names one of these (request data, route handlers of
+#: Flask, FastAPI/Starlette, aiohttp and Django, input(), sys.argv)
+SOURCE_WORDS = ("request", "input", "raw_input", "argv", "route", "api_route", "fastapi", "FastAPI",
+                "APIRouter", "starlette", "flask", "Flask", "Blueprint", "aiohttp", "django")
 
 
 def _patterns(node) -> list[str]:
@@ -46,11 +48,11 @@ def _patterns(node) -> list[str]:
     return [p for v in node for p in _patterns(v)] if isinstance(node, list) else []
 
 
-def sink_words(sinks: list) -> str:
-    """A regular expression of the names a rule's sinks call or index (``execute``, ``headers``):
-    semgrep runs the rule only on files that hold one of them and a source word."""
-    words = {m.group(1) for p in _patterns(sinks) for m in re.finditer(r"(?<![$\w])([A-Za-z_]\w*)(?:\s*[(\[]|\.\$)", p)}
-    return r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b"
+def sink_words(sinks: list) -> list[str]:
+    """The names a rule's sinks call or index (``execute``, ``headers``): semgrep runs the rule
+    only on files that name one of them and a source word."""
+    return sorted({m.group(1) for p in _patterns(sinks)
+                   for m in re.finditer(r"(?<![$\w])([A-Za-z_]\w*)(?:\s*[(\[]|\.\$)", p)})
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,7 +61,7 @@ def rules() -> list[dict]:
     import yaml
 
     try:
-        common = yaml.safe_load((RULES_DIR / "sources.yaml").read_text())
+        common = yaml.load((RULES_DIR / "sources.yaml").read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as exc:
         raise AnalyserUnavailable(f"taint sources missing in {RULES_DIR}: {exc}") from exc
     out = []
@@ -141,11 +143,13 @@ def read(hit: dict, src) -> Finding:
 
 def rules_for(sources: list) -> list[dict]:
     """The rules for one scan of ``sources``: the pack, and the helper twins their files need."""
-    from engines.codeprm.analysers.taint_helpers import helper_rule
+    from engines.codeprm.analysers.taint_helpers import functions, helper_rule
 
-    trees = [s.pieces[0][2] if s.pieces and s.pieces[0][0] == 0 else None for s in sources]
+    rx = re.compile(r"\b(?:" + "|".join(SOURCE_WORDS) + r")\b")
+    summaries = [functions(s.pieces[0][2]) if s.pieces and s.pieces[0][0] == 0 and rx.search(s.text) else None
+                 for s in sources]
     base = rules()
-    twins = [helper_rule(r, trees) for r in base]
+    twins = [helper_rule(r, summaries) for r in base]
     return base + [t for t in twins if t is not None]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 _SELF = ("self", "cls")
 
@@ -30,59 +31,76 @@ def _names(node: ast.AST | None) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
 
 
-def _reaches(fn: ast.FunctionDef | ast.AsyncFunctionDef, calls: re.Pattern) -> list[int]:
-    """Indexes (among the positional parameters, ``self``/``cls`` left out) of the parameters
-    that reach a sink call's first argument in ``fn``'s body."""
+@dataclass
+class Function:
+    """What a helper summary needs of one function: its positional parameters (``self``/``cls``
+    left out), the local names each one reaches through assignments, and its calls with the
+    names in their first argument (None for a list or tuple of arguments)."""
+
+    name: str
+    method: bool
+    params: list[str]
+    carriers: dict[str, set[str]]
+    calls: list[tuple[str, set[str] | None]]
+
+
+def _function(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Function:
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
     if params and params[0] in _SELF:
         params = params[1:]
-    tainted = {p: {p} for p in params}  # parameter -> local names carrying it
-    assigns = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))]
+    assigns, calls = [], []
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            assigns.append((_names(n.value), {x for t in targets for x in _names(t)}))
+        elif isinstance(n, ast.Call) and n.args:
+            arg = n.args[0]
+            calls.append((_dotted(n.func), None if isinstance(arg, (ast.List, ast.Tuple)) else _names(arg)))
+    carriers = {p: {p} for p in params}
     for _ in range(3):  # a few rounds of local propagation through assignments
-        for a in assigns:
-            used = _names(a.value)
-            targets = a.targets if isinstance(a, ast.Assign) else [a.target]
-            for p, carriers in tainted.items():
-                if used & carriers:
-                    carriers |= {n for t in targets for n in _names(t)}
-    hits = set()
-    for node in ast.walk(fn):
-        if not (isinstance(node, ast.Call) and node.args and calls.fullmatch(_dotted(node.func) or "")):
-            continue
-        arg = node.args[0]
-        if isinstance(arg, (ast.List, ast.Tuple)):
-            continue
-        used = _names(arg)
-        hits |= {k for k, p in enumerate(params) if used & tainted[p]}
-    return sorted(hits)
+        for used, targets in assigns:
+            for c in carriers.values():
+                if used & c:
+                    c |= targets
+    return Function(fn.name, method, params, carriers, calls)
 
 
-def helpers_of(tree: ast.AST, calls: str) -> list[tuple[str, bool, int]]:
-    """(function name, is a method, parameter index) of every helper in ``tree`` for ``calls``."""
-    rx = re.compile(calls)
+def functions(tree: ast.AST) -> list[Function]:
+    """The module's functions and its classes' methods, summarised once per file."""
     out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for fn in node.body:
-                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out += [(fn.name, True, k) for k in _reaches(fn, rx)]
-        elif isinstance(node, ast.Module):
-            for fn in node.body:
-                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out += [(fn.name, False, k) for k in _reaches(fn, rx)]
+    for node in getattr(tree, "body", []):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(_function(node, False))
+        elif isinstance(node, ast.ClassDef):
+            out += [_function(fn, True) for fn in node.body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
     return out
 
 
-def helper_rule(rule: dict, trees: list) -> dict | None:
-    """The ``-helper`` twin of a composed taint ``rule`` for files whose parse trees are ``trees``
-    (None where a file has no tree), or None when no file holds a helper."""
+def helpers_of(funcs: list[Function], calls: str) -> list[tuple[str, bool, int]]:
+    """(function name, is a method, parameter index) of every function of ``funcs`` whose
+    parameter at that index reaches the first argument of a call matching ``calls``."""
+    rx = re.compile(calls)
+    out = []
+    for f in funcs:
+        hit = set()
+        for name, used in f.calls:
+            if used and name and rx.fullmatch(name):
+                hit |= {k for k, p in enumerate(f.params) if used & f.carriers[p]}
+        out += [(f.name, f.method, k) for k in sorted(hit)]
+    return out
+
+
+def helper_rule(rule: dict, summaries: list[list[Function] | None]) -> dict | None:
+    """The ``-helper`` twin of a composed taint ``rule`` for files summarised as ``summaries``
+    (None where a file has no tree or cannot hold the rule's flow), or None when no file holds
+    a helper."""
     calls = rule.get("metadata", {}).get("helper-calls")
     if not calls:
         return None
     sinks: dict[str, None] = {}
     files: list[str] = []
-    for i, tree in enumerate(trees):
-        found = helpers_of(tree, calls) if tree is not None else []
+    for i, funcs in enumerate(summaries):
+        found = helpers_of(funcs, calls) if funcs else []
         for name, method, k in found:
             args = "".join("$A%d, " % j for j in range(k)) + "$X, ..."
             sinks[f"$O.{name}({args})" if method else f"{name}({args})"] = None
