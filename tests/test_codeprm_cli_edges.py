@@ -102,5 +102,8 @@ def test_an_analyser_that_gives_up_is_named_and_the_file_is_never_safe(tmp_path)
     failed = {f["analyser"]: f["reason"] for f in r["failures"]}
     assert "semgrep" in failed and "limit" in failed["semgrep"]
     assert "bandit" in failed and "recursion limit" in failed["bandit"]
-    assert r["verdict"] == "vulnerable" and p.returncode == 3  # bandit read the os.system step alone
+    assert r["verdict"] == "vulnerable" and p.returncode == 1  # bandit read the os.system step alone
     assert "not fully read: semgrep" in p.stdout and "not fully read: bandit" in p.stdout
+    (tmp_path / "slow.py").write_text(code.replace("os.system('ls ' + name)", "print(name)"))
+    q = _scan(str(tmp_path / "slow.py"), "--rule-timeout", "0.001", "--out", str(tmp_path / "t.sarif"))
+    assert "slow.py: incomplete" in q.stdout and q.returncode == 3  # nothing found, not all read: never "safe"

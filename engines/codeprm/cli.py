@@ -19,10 +19,10 @@ summary and skipped. A file an analyser could not read (a rule timed out, bandit
 recursion limit, the parser gave up) is "incomplete" unless a step is flagged: its verdict line,
 the JSON and the SARIF (``invocations[].toolExecutionNotifications``) say which analyser and why.
 
-Exit status: 0 every file scanned and safe, 1 at least one file called vulnerable (and every
-file fully scanned), 2 bad usage, 3 at least one file could not be scanned, or scanned only in
-part, 130 interrupted (Ctrl-C: the SARIF and --json cover the files scanned by then, then one
-line).
+Exit status: 0 every file scanned and safe, 1 at least one file called vulnerable (every file
+scanned, if only in part), 2 bad usage, 3 at least one file could not be scanned, or none is
+vulnerable and one was read only in part ("incomplete"), 130 interrupted (Ctrl-C: the SARIF and
+--json cover the files scanned by then, then one line).
 """
 from __future__ import annotations
 
@@ -222,9 +222,11 @@ def cmd_scan(args: argparse.Namespace) -> int:
         print(rep.interrupted_line("file", what), file=sys.stderr)
         return INTERRUPTED
     print(f"{rep.summary('file')}\n{where}", file=sys.stderr)
-    if rep.failed or any(s.failures for s in scans.values()):
+    if rep.failed:
         return 3
-    return 1 if any(s.verdict == "vulnerable" for s in scans.values()) else 0
+    if any(s.verdict == "vulnerable" for s in scans.values()):
+        return 1
+    return 3 if any(s.failures for s in scans.values()) else 0
 
 
 def _seconds(text: str) -> float:
