@@ -33,7 +33,8 @@ class Trace:
         src = self.source if " " in self.source else f"`{self.source}`"  # words, or an expression
         head = f"`{self.variable}` comes from {src}" if self.variable else src
         verb = " and reaches" if self.variable else " reaches"
-        return f"{head} (line {self.source_line}){verb} `{self.sink}` (line {self.sink_line})"
+        sink = self.sink if " " in self.sink else f"`{self.sink}`"
+        return f"{head} (line {self.source_line}){verb} {sink} (line {self.sink_line})"
 
     def to_dict(self) -> dict:
         return {"source": self.source, "source_line": self.source_line, "sink": self.sink,

@@ -136,7 +136,7 @@ def read(hit: dict, src) -> Finding:
     if re.fullmatch(r"[A-Za-z_]\w*", s_text.strip()):  # a route handler's parameter
         names, s_text = [s_text.strip()], "a route parameter"
     line = src.lines[k_line - 1] if 0 < k_line <= len(src.lines) else ""
-    sink = callee(line, k_col) or " ".join(k_text.split())[:60]
+    sink = callee(line, k_col) or ("a response header" if "header" in f.rule else " ".join(k_text.split())[:60])
     trace = Trace(s_text if " " in s_text else source_name(s_text), s_line, sink, k_line, names[0] if names else "")
     return Finding(f.line, f.cwe, f.rule, f.message, f.source, f.severity, f.confidence, trace)
 

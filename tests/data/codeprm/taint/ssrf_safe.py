@@ -26,3 +26,8 @@ async def proxy(item_id: int):
 def status():
     name = request.args.get("service", "")
     return requests.get("https://api.example.com/status", params={"service": name}, timeout=5).text
+
+
+@api.get("/mirror")
+async def mirror(client: ApiClient = Depends(get_client)):
+    return requests.get(client.base_url, timeout=5).text
