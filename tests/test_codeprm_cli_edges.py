@@ -15,6 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = 9000
+pytestmark = pytest.mark.slow  # real processes: each loads the model
 
 
 def _scan(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
