@@ -57,7 +57,7 @@ def test_a_pep263_file_is_decoded_as_python_decodes_it(scanned):
 
 
 def test_an_empty_file_is_clean_also_without_analysers(scanned, tree, tmp_path):
-    p, _, js = scanned
+    _, _, js = scanned
     assert next(s for s in js if s["path"].endswith("__init__.py"))["verdict"] == "safe"
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_bytes(b"")

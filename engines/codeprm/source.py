@@ -37,7 +37,7 @@ def decode(data: bytes) -> str:
     except LookupError:
         enc = "utf-8"
     text = data.decode(enc, errors="replace")
-    return text[1:] if text.startswith("\ufeff") else text
+    return text.removeprefix("\ufeff")
 
 
 @dataclass(eq=False)

@@ -156,6 +156,20 @@ def run_analysers(codes: list, names: tuple[str, ...] = tuple(ANALYSERS),
     return start_analysers(codes, names, pieces).findings()
 
 
-__all__ = ["ANALYSERS", "Analyser", "Analysis", "AnalyserUnavailable", "Finding", "SemgrepRun", "Started",
-           "bandit_findings", "bandit_raw", "codeshield_findings", "family_of_finding", "findings_of", "merge",
-           "run_analysers", "start_analysers"]
+__all__ = [
+    "ANALYSERS",
+    "Analyser",
+    "AnalyserUnavailable",
+    "Analysis",
+    "Finding",
+    "SemgrepRun",
+    "Started",
+    "bandit_findings",
+    "bandit_raw",
+    "codeshield_findings",
+    "family_of_finding",
+    "findings_of",
+    "merge",
+    "run_analysers",
+    "start_analysers",
+]

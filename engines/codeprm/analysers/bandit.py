@@ -69,7 +69,7 @@ class _Bandit:
         except RecursionError as exc:
             raise BanditFailed("bandit hit Python's recursion limit: the code is nested too deeply for its "
                                "checks") from exc
-        except Exception as exc:  # noqa: BLE001 - a bandit plugin crash must not kill a scan
+        except Exception as exc:
             raise BanditFailed(f"bandit failed on this file ({type(exc).__name__}: {str(exc)[:120]})") from exc
         return list(v.tester.results)
 

@@ -102,7 +102,7 @@ def helper_rule(rule: dict, summaries: list[list[Function] | None]) -> dict | No
     for i, funcs in enumerate(summaries):
         found = helpers_of(funcs, calls) if funcs else []
         for name, method, k in found:
-            args = "".join("$A%d, " % j for j in range(k)) + "$X, ..."
+            args = "".join(f"$A{j}, " for j in range(k)) + "$X, ..."
             sinks[f"$O.{name}({args})" if method else f"{name}({args})"] = None
         if found:
             files.append(f"f{i}.py")
