@@ -17,6 +17,9 @@ class PRMConfig:
         embed_dim: token embedding / convolution width.
         hidden_dim: width of the prefix-mean memory and of the mixed token features.
         conv_kernel: kernel of the three causal dilated convolutions.
+        user_input: the model reads a fourth input, each token's user-input mark
+            (``user_input.py``: which names hold user input, found by a pass over the tokens that
+            also reads half-written code), as an embedding added to the token's.
         aggregation: "softmin" (the paper's soft minimum of step security scores,
             ``aggregation.softmin_safety``) or "topk" (mean of the k riskiest steps).
         tau: temperature of the soft minimum (the paper's T = 0.1); smaller is closer to the
@@ -35,6 +38,9 @@ class PRMConfig:
             at least as precise as the analysers' on dev; empty = the model only orders steps
             there.
         prefix_flag_threshold: the model's flag threshold in code that does not parse.
+        prefix_flag_cwes: CWE families in which the model may flag code that does not parse (a
+            prefix being written), those where its flags added recall on dev within the
+            false-alarm budget; None = every family with sinks (empty = none: the analysers only).
         solo_threshold: the model's flag threshold when it runs alone (``fuse_analysers=False``).
         max_lines: longest input accepted by ``scan`` (a clear error beyond it, never a hang).
         max_chars: longest input accepted by ``scan``, in characters.
@@ -50,6 +56,7 @@ class PRMConfig:
     embed_dim: int = 48
     hidden_dim: int = 96
     conv_kernel: int = 3
+    user_input: bool = False
     # --- verdict ---
     aggregation: str = "softmin"
     tau: float = 0.1
@@ -60,6 +67,7 @@ class PRMConfig:
     model_flag_threshold: float = 1.0
     model_flag_cwes: tuple[int, ...] = ()
     prefix_flag_threshold: float = 1.0
+    prefix_flag_cwes: tuple[int, ...] | None = None
     solo_threshold: float = 1.0
     # --- limits ---
     max_lines: int = 20000
@@ -84,6 +92,8 @@ class PRMConfig:
         if self.top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {self.top_k}")
         self.model_flag_cwes = tuple(int(c) for c in self.model_flag_cwes)
+        if self.prefix_flag_cwes is not None:
+            self.prefix_flag_cwes = tuple(int(c) for c in self.prefix_flag_cwes)
         for name in ("model_weight", "prefix_model_weight", "model_flag_threshold", "prefix_flag_threshold",
                      "solo_threshold"):
             v = getattr(self, name)

@@ -148,30 +148,110 @@ class Sink:
     text: str
 
 
-def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False) -> list[Sink]:
+#: calls that the line being written can still become, per family, beyond each family's own
+#: calls (a name cut short names them: ``cursor.exe``, ``pickle.l``, ``requests``); a leading dot
+#: is any object's method. Only for the last line of a prefix: whole code names the families' own.
+WRITING: dict[int, tuple[str, ...]] = {
+    89: (".execute", ".executemany", ".executescript", ".raw", "read_sql", "read_sql_query"),
+    918: ("requests.get", "requests.post", "requests.put", "requests.delete", "requests.head", "requests.patch",
+          "requests.request", "httpx.get", "httpx.post", "httpx.request", "urllib.request.urlopen"),
+    22: ("open", "send_file", "send_from_directory", "FileResponse", "os.remove", "os.unlink", "shutil.rmtree"),
+    94: ("eval", "exec", "Template", ".from_string", "ImageMath.eval", "DEBUG"),
+    79: ("render_template_string", "Markup", "mark_safe", "make_response", "HttpResponse"),
+    601: ("redirect", "HttpResponseRedirect", "RedirectResponse"),
+    643: (".xpath",),
+}
+_WRITING = sorted({(c, k) for k in FAMILIES for c in TABLE[k].calls} | {(c, k) for k, v in WRITING.items() for c in v})
+_WRITING_RX = [(k, re.compile("|".join(_call_pattern(c) for c in v))) for k, v in sorted(WRITING.items())]
+_DEF = re.compile(r"(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
+
+
+def helper_sinks(lines: list[str]) -> dict[str, int]:
+    """Functions defined in ``lines`` whose body holds a sink: name -> the sink's family (the
+    first one). A call of such a helper is a sink of that family too (a flow through a helper).
+
+    >>> helper_sinks(["def run(cmd):", "    return os.system(cmd)", "", "def f():", "    return 1"])
+    {'run': 78}
+    """
+    out: dict[str, int] = {}
+    k, n = 0, len(lines)
+    while k < n:
+        m = _DEF.match(lines[k])
+        if not m:
+            k += 1
+            continue
+        ind, name, body = len(m.group(1)), m.group(2), []
+        j = k + 1
+        while j < n and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > ind):
+            body.append(lines[j])
+            j += 1
+        fams = [s.family for s in sinks_in(body)]
+        if fams and name not in out:
+            out[name] = fams[0]
+        k += 1
+    return out
+
+
+def _completions(cut: str, helpers: dict[str, int]) -> set[int]:
+    """Families of the calls a name cut short at the end of a line being written can become."""
+    if not cut:
+        return set()
+    last = cut.rsplit(".", 1)[-1]
+    fams = set()
+    for c, f in _WRITING:
+        if c.startswith("."):
+            if len(last) >= 2 and c[1:].startswith(last) and "." in cut:
+                fams.add(f)
+        elif "." in cut:
+            tail = ".".join(cut.split(".")[-2:])
+            if last and (c.startswith(cut) or c.startswith(tail)) and "." in c:
+                fams.add(f)
+        elif len(cut) >= 3 and c.startswith(cut):
+            fams.add(f)
+    for name, f in helpers.items():
+        if len(last) >= 2 and name.startswith(last):
+            fams.add(f)
+    return fams
+
+
+def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False,
+             helpers: dict[str, int] | None = None) -> list[Sink]:
     """Every sink of every family in ``lines`` (comments left out), numbered from ``first_line``.
-    ``writing``: the last line is being written, so a call name cut short at its end (``pickle.loa``,
-    ``os.sys``: at least a dot and 3 more letters) names the calls it can become.
+    ``writing``: the last line is being written, so a call name cut short at its end (``pickle.l``,
+    ``cursor.exe``, ``requests``) names the calls it can become (:data:`WRITING`). ``helpers``
+    (:func:`helper_sinks`): calls of functions of the same code that hold a sink are sinks of
+    its family.
 
     >>> [(s.family, s.line, s.text) for s in sinks_in(["x = 1  # os.system(x)", "os.system('ls ' + d)"])]
     [(78, 2, 'os.system(')]
     >>> [(s.family, s.text) for s in sinks_in(["    data = pickle.loa"], writing=True)]
     [(502, 'pickle.loa')]
+    >>> [(s.family, s.text) for s in sinks_in(["    out = run(name"], helpers={"run": 78})]
+    [(78, 'run(')]
     """
     out = []
+    helpers = helpers or {}
+    hx = re.compile("|".join(r"(?<!def )" + _call_pattern(h) for h in helpers)) if helpers else None
     for k, line in enumerate(lines, first_line):
         code = _strip_comment(line)
         for fam, rx in _SINKS:
             m = rx.search(code)
             if m:
                 out.append(Sink(fam, k, m.group(0).strip()))
+        if hx is not None:
+            for m in hx.finditer(code):
+                fam = helpers[m.group(0).rstrip("( ").lstrip(".").strip()]
+                if not any(s.family == fam and s.line == k for s in out):
+                    out.append(Sink(fam, k, m.group(0).strip()))
         if writing and k == first_line + len(lines) - 1:
             m = _TAIL.search(code.rstrip("( "))
             cut = m.group(1) if m else ""
-            if "." in cut and len(cut.rsplit(".", 1)[1]) >= 3:
-                tail2 = ".".join(cut.split(".")[-2:])
-                fams = {f for c, f in _CALLS if "." in c and (c.startswith(cut) or c.startswith(tail2))}
-                out += [Sink(f, k, cut) for f in sorted(fams) if not any(s.family == f and s.line == k for s in out)]
+            fams = _completions(cut, helpers)
+            for fam, rx in _WRITING_RX:  # a call already opened on the line being written
+                m = rx.search(code)
+                if m and not any(s.family == fam and s.line == k for s in out):
+                    out.append(Sink(fam, k, m.group(0).strip()))
+            out += [Sink(f, k, cut) for f in sorted(fams) if not any(s.family == f and s.line == k for s in out)]
     return out
 
 

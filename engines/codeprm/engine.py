@@ -217,14 +217,16 @@ class CodePRM:
     def step_probs(self, feats: Features) -> tuple[np.ndarray, np.ndarray]:
         """Per-step risk probabilities (S,) and attention weights (S, L) for featurized code."""
         ids = feats.ids[None, :]
+        extra = {"marks": feats.marks[None, :]} if self.cfg.user_input else {}
         if self.backend == "onnx":
-            logits, w = self.session.run(None, {"ids": ids, "parts": feats.parts[None], "gidx": feats.gidx,
+            logits, w = self.session.run(None, {"ids": ids, "parts": feats.parts[None], **extra, "gidx": feats.gidx,
                                                 "last": feats.last})
         else:
             import torch
 
             with torch.inference_mode():
                 lt, wt = self.model(torch.from_numpy(ids), torch.from_numpy(feats.parts[None]),
+                                    *[torch.from_numpy(v) for v in extra.values()],
                                     torch.from_numpy(feats.gidx), torch.from_numpy(feats.last))
             logits, w = lt.numpy(), wt.numpy()
         return 1.0 / (1.0 + np.exp(-logits.astype(np.float64))), w

@@ -21,16 +21,24 @@ class Features:
     spans: list[Span]
     gidx: np.ndarray     # (S, L) int64, padded with T
     last: np.ndarray     # (S,) int64
+    marks: np.ndarray | None = None  # (T,) int64 user-input marks (``user_input.py``), with cfg.user_input
 
 
-def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None = None) -> Features:
-    """Lex ``code``, split it into steps and build the pooling indices.
+def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None = None,
+              partial: bool | None = None) -> Features:
+    """Lex ``code``, split it into steps and build the pooling indices (and, with
+    ``cfg.user_input``, mark the names that hold user input; ``partial``: the text is cut inside
+    its last line, by default when it does not end in a line end).
 
     >>> f = featurize("import os\\n\\nos.system(x)\\n", PRMConfig(), Lexer())
     >>> len(f.spans), f.gidx.shape[0], int(f.last[-1]) == len(f.ids) - 1
     (2, 2, True)
     """
-    ids, lines, parts = lexer.lex_parts(code)
+    marks = None
+    if cfg.user_input:
+        ids, lines, parts, marks, _ = lexer.lex_marks(code, partial)
+    else:
+        ids, lines, parts = lexer.lex_parts(code)
     if spans is None:
         spans = split_steps(code, cfg.max_step_lines)
     T = len(ids)
@@ -49,4 +57,4 @@ def featurize(code: str, cfg: PRMConfig, lexer: Lexer, spans: list[Span] | None 
         n = min(b - a, L)
         gidx[s, :n] = np.arange(a, a + n)
         last[s] = b - 1
-    return Features(ids, parts, lines, spans, gidx, last)
+    return Features(ids, parts, lines, spans, gidx, last, marks)

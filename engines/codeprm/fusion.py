@@ -6,11 +6,13 @@ A step is *flagged* by
 * the analysers: it holds an analyser finding in the tab's CWE families on a line with code,
   whatever the finding's severity (the scanner is at least as sensitive as any analyser it runs);
 * the model: its risk m is at least the model's threshold, the step holds code, and it holds a
-  sink of a CWE family (``cwe.sinks_in``): the flag names that call or expression, and its CWE is
-  the sink's family. In code that parses, the family must also be one where the model's own flags
+  sink of a CWE family (``cwe.sinks_in``: a family's calls and expressions, a call of a function of
+  the same code that holds one, and in the line being written a call name cut short): the flag
+  names that call or expression, and its CWE is the sink's family. In code that parses, the family must also be one where the model's own flags
   were at least as precise as the analysers' on dev (``PRMConfig.model_flag_cwes``); elsewhere the
   model only orders steps. In code that does not parse (a prefix being written) it flags where its
-  dev-chosen prefix threshold says.
+  dev-chosen prefix threshold says, in the families where that added recall on dev
+  (``PRMConfig.prefix_flag_cwes``); in the others the analysers alone flag.
 
 Step risks keep flagged steps above unflagged ones, and analysers' flags above the model's; the
 model orders steps within each level, with weight w (earned on dev; w = 0 is the analysers):
@@ -26,7 +28,7 @@ import numpy as np
 
 from engines.codeprm.aggregation import aggregate
 from engines.codeprm.config import PRMConfig
-from engines.codeprm.cwe import Sink, sinks_in, title
+from engines.codeprm.cwe import Sink, helper_sinks, sinks_in, title
 from engines.codeprm.findings import Finding
 from engines.codeprm.steps import Span, step_of
 
@@ -120,6 +122,7 @@ def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, f
     by_a = analyser_flags(spans, findings, method) if method != "model alone" else np.zeros(S, bool)
     by_m = np.zeros(S, bool)
     named: dict[int, Finding] = {}
+    helpers: dict[str, int] | None = None  # the code's own functions that hold a sink (read once, when needed)
     use_model = model is not None and method in ("fused", "model alone")
     if use_model:
         for k, sp in enumerate(spans):
@@ -127,14 +130,19 @@ def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, f
             as_prefix = not parses or writing
             t = cfg.solo_threshold if method == "model alone" else (cfg.prefix_flag_threshold if as_prefix
                                                                       else cfg.model_flag_threshold)
-            allowed = set(cfg.model_flag_cwes) if (method == "fused" and not as_prefix) else None
+            allowed = None
+            if method == "fused":
+                allowed = set(cfg.model_flag_cwes) if not as_prefix else (
+                    None if cfg.prefix_flag_cwes is None else set(cfg.prefix_flag_cwes))
             if m[k] < t:
                 continue
             rows = [ln for ln in range(sp.start, sp.end + 1) if ln in code]
             if not rows:
                 continue  # a step with no code is never flagged
+            if helpers is None:
+                helpers = helper_sinks([ln_text if i + 1 in code else "" for i, ln_text in enumerate(lines)])
             sink = _sink_for(sinks_in([lines[ln - 1] if ln in code else "" for ln in range(sp.start, sp.end + 1)],
-                                      sp.start, writing), hot[k] if hot else sp.start, allowed)
+                                      sp.start, writing, helpers), hot[k] if hot else sp.start, allowed)
             if sink is not None:
                 by_m[k] = True
                 if not by_a[k]:

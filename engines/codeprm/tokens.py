@@ -78,6 +78,25 @@ class Lexer:
 
     def lex_parts(self, code: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Like :meth:`lex`, plus (T, 3) word-part ids of each token (0 = none)."""
+        return self._lex(code, None)
+
+    def lex_marks(self, code: str, partial: bool | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """Like :meth:`lex_parts`, plus each token's user-input mark (``user_input.py``) and its
+        text as the marks read it (a name or operator itself; a string literal's whole text on its
+        STR token; ``"\\x01<depth>"`` for an indentation token, ``"\\n"`` for a line end).
+        ``partial``: the text is a prefix cut inside its last line (default: it does not end in a
+        line end)."""
+        from engines.codeprm.user_input import may_hold_input, user_input_marks
+
+        texts: list[str] = []
+        ids, lines, parts = self._lex(code, texts)
+        if not may_hold_input(code):  # no input can enter: every mark is 0 (the pass is skipped)
+            return ids, lines, parts, np.zeros(len(ids), dtype=np.int64), texts
+        part = (bool(code) and not code.endswith("\n")) if partial is None else partial
+        return ids, lines, parts, user_input_marks(texts, part), texts
+
+    def _lex(self, code: str, texts: list[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ids: list[int] = []
         parts: dict[int, list[int]] = {}
         lines: list[int] = []
@@ -92,6 +111,8 @@ class Lexer:
                 if not at_line_start:
                     ids.append(tid("NL"))
                     lines.append(line)
+                    if texts is not None:
+                        texts.append("\n")
                 line += 1
                 pos += 1
                 at_line_start = True
@@ -105,6 +126,8 @@ class Lexer:
                 ind = len(code[ls:pos].expandtabs(4))
                 ids.append(tid(f"IND{min(ind // 4, 7)}"))
                 lines.append(line)
+                if texts is not None:
+                    texts.append(f"\x01{ind // 4}")
                 at_line_start = False
             if ch == "#":
                 e = code.find("\n", pos)
@@ -118,6 +141,7 @@ class Lexer:
                 body = code[m.end():end]
                 ids.append(tid("STR" + ("F" if "f" in prefix else "") + ("B" if "b" in prefix else "")))
                 lines.append(line)
+                k0 = len(ids)
                 for w in _WORD.findall(body[:400].lower())[:8]:
                     ids.append(tid("s:" + w))
                     lines.append(line)
@@ -128,6 +152,9 @@ class Lexer:
                     line += 1
                     ids.append(tid("SCONT"))
                     lines.append(line)
+                if texts is not None:
+                    texts.append(code[pos:stop])
+                    texts.extend([""] * (len(ids) - k0))
                 pos = stop
                 continue
             m = _NAME.match(code, pos)
@@ -137,26 +164,36 @@ class Lexer:
                     parts[len(ids)] = ps
                 ids.append(tid(m.group(0)))
                 lines.append(line)
+                if texts is not None:
+                    texts.append(m.group(0))
                 pos = m.end()
                 continue
             m = _NUM.match(code, pos)
             if m:
                 ids.append(tid("NUM"))
                 lines.append(line)
+                if texts is not None:
+                    texts.append("0")
                 pos = m.end()
                 continue
             m = _OPS.match(code, pos)
             if m:
                 ids.append(tid(m.group(0)))
                 lines.append(line)
+                if texts is not None:
+                    texts.append(m.group(0))
                 pos = m.end()
                 continue
             ids.append(UNK)
             lines.append(line)
+            if texts is not None:
+                texts.append("?")
             pos += 1
         if not at_line_start:
             ids.append(tid("NL"))
             lines.append(line)
+            if texts is not None:
+                texts.append("\n")
         part_arr = np.zeros((len(ids), N_PARTS), dtype=np.int64)
         for i, ps in parts.items():
             part_arr[i, : len(ps)] = ps

@@ -6,6 +6,7 @@ Usage::
 
     nice -n 10 .venv/bin/python -m evals.codeprm.app_labels                       # CodeShield rules
     nice -n 10 .venv/bin/python -m evals.codeprm.app_labels --rules <rule folder>  # e.g. a taint pack
+    nice -n 10 .venv/bin/python -m evals.codeprm.app_labels --analysers taint settings
         # -> data/codeprm/app_taint_labels.jsonl
 
 One line per file::
@@ -16,7 +17,10 @@ One line per file::
      "steps": [[start, end, label], ...]}
 
 A step is labelled 1 when a finding lies on one of its lines (``taint`` says whether the rule
-runs in semgrep's taint mode). The CWE of a finding is the rule's own (any ``cwe`` key of its
+runs in semgrep's taint mode). With ``--analysers``, the engine's own analysers of those names
+label instead (``analysers.start_analysers``: the rule packs as a scan completes them, with the
+helper-function twins read from each file's parse), and a taint finding's row ends with the line
+where its input enters (0 when the trace names none). The CWE of a finding is the rule's own (any ``cwe`` key of its
 metadata), else the runner's. Test repositories are never labelled here: they are read once, by
 the benchmark.
 """
@@ -94,23 +98,45 @@ def semgrep_findings(codes: list[str], rules: Path, timeout_s: float = 1800.0) -
         return run.result()
 
 
+def analyser_findings(codes: list[str], names: tuple[str, ...]) -> list[list[tuple]]:
+    """(line, cwe, rule, message, severity, source line) of each piece of code from the engine's
+    analysers of ``names`` (one semgrep process for the batch)."""
+    from engines.codeprm.analysers import start_analysers
+    from engines.codeprm.source import Source
+
+    res = start_analysers([Source.of(c) for c in codes], names).results()
+    return [[(f.line, f.cwe, f.rule, f.message, f.severity, f.trace.source_line if f.trace else 0)
+             for f in a.findings] for a in res]
+
+
+def analysers_tag(names: tuple[str, ...]) -> str:
+    """``analysers:<names>@<sha256 of their rule folders, 12 hex>``."""
+    from engines.codeprm.analysers import settings, taint
+
+    h = hashlib.sha256()
+    for folder in (taint.RULES_DIR, settings.RULES_DIR):
+        h.update(rules_tag(folder).encode())
+    return f"analysers:{'+'.join(names)}@{h.hexdigest()[:12]}"
+
+
 def label_file(code: str, hits: list[tuple], meta: dict[str, tuple[int, bool]], max_step_lines: int = 8) -> dict:
     """Findings and step labels of one prepared file."""
     spans = split_steps(code, max_step_lines)
     findings = []
     hot = set()
-    for line, cwe, rule, _msg, sev in sorted(hits):
-        rcwe, taint = meta.get(rule, (0, False))
-        findings.append([line, rcwe or cwe, rule, sev, taint])
+    for line, cwe, rule, _msg, sev, *src in sorted(hits):
+        rcwe, taint = meta.get(rule, (0, rule.startswith("taint:")))
+        findings.append([line, rcwe or cwe, rule, sev, taint] + list(src))
         k = step_of(spans, line)
         if k >= 0:
             hot.add(k)
     return {"findings": findings, "steps": [[s.start, s.end, int(k in hot)] for k, s in enumerate(spans)]}
 
 
-def build(rules: Path, splits: tuple[str, ...] = ("train", "dev"), files: Path = FILES_OUT, out: Path = OUT,
-          batch: int = 500, limit: int | None = None, log=print) -> dict:
-    """Label every file of ``splits`` (test is refused) and write ``out``; returns counts."""
+def build(rules: Path | None, splits: tuple[str, ...] = ("train", "dev"), files: Path = FILES_OUT, out: Path = OUT,
+          batch: int = 500, limit: int | None = None, log=print, analysers: tuple[str, ...] = ()) -> dict:
+    """Label every file of ``splits`` (test is refused) and write ``out``; returns counts.
+    ``analysers``: label with the engine's analysers of these names instead of ``rules``."""
     if "test" in splits:
         raise ValueError("test repositories are read by the benchmark only; label train and dev")
     if not files.is_file():
@@ -122,7 +148,7 @@ def build(rules: Path, splits: tuple[str, ...] = ("train", "dev"), files: Path =
             if r["split"] in splits:
                 rows.append(r)
     rows = rows[:limit] if limit else rows
-    tag, meta = rules_tag(rules), rule_meta(rules)
+    tag, meta = (analysers_tag(analysers), {}) if analysers else (rules_tag(rules), rule_meta(rules))
     counts = {"files": 0, "steps": 0, "positive_steps": 0, "findings": 0, "taint_findings": 0}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
@@ -130,7 +156,8 @@ def build(rules: Path, splits: tuple[str, ...] = ("train", "dev"), files: Path =
         for a in range(0, len(rows), batch):
             part = rows[a:a + batch]
             codes = [prepare(r["code"]) for r in part]
-            for r, code, hits in zip(part, codes, semgrep_findings(codes, rules)):
+            found = analyser_findings(codes, analysers) if analysers else semgrep_findings(codes, rules)
+            for r, code, hits in zip(part, codes, found):
                 lab = label_file(code, hits, meta)
                 rec = {k: r[k] for k in ("id", "repo", "split", "kind", "path", "commit")}
                 rec.update(rules=tag, lines=count_lines(code), **lab)
@@ -155,9 +182,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--batch", type=int, default=500, help="files per semgrep process")
     ap.add_argument("--limit", type=int, default=None, help="label only the first N files")
+    ap.add_argument("--analysers", nargs="+", default=(), help="label with these engine analysers instead "
+                    "(e.g. taint settings)")
     a = ap.parse_args(argv)
     print(json.dumps(build(a.rules, tuple(a.splits), a.files, a.out, a.batch, a.limit,
-                           log=lambda m: print(m, flush=True))))
+                           log=lambda m: print(m, flush=True), analysers=tuple(a.analysers))))
 
 
 if __name__ == "__main__":

@@ -88,25 +88,36 @@ def make_codes(texts: list[str], cfg: PRMConfig, chunk: int = 4000, partial: boo
 
 # --------------------------------------------------------------------------------- the model
 def collate(batch, cfg: PRMConfig):
-    """(features, step labels, weight) items -> padded torch tensors for the step model."""
+    """(features, step labels, weight) items -> padded torch tensors for the step model:
+    ids, parts, gidx, last, labels, weights (see :func:`model_inputs` for the model's inputs)."""
+    x, y, w = model_inputs(batch, cfg)
+    return (x[0], x[1], x[-2], x[-1], y, w)
+
+
+def model_inputs(batch, cfg: PRMConfig):
+    """(features, step labels, weight) items -> (the step model's inputs as a tuple: ids, parts,
+    [marks with ``cfg.user_input``,] gidx, last), step labels, step weights."""
     import torch
 
     T = max(len(f.ids) for f, _, _ in batch)
     B = len(batch)
     ids = np.zeros((B, T), dtype=np.int64)
     parts = np.zeros((B, T, 3), dtype=np.int64)
+    marks = np.zeros((B, T), dtype=np.int64)
     gidx, last, ys, ws = [], [], [], []
     for b, (f, y, w) in enumerate(batch):
         n = len(f.ids)
         ids[b, :n] = f.ids
         parts[b, :n] = f.parts
+        if f.marks is not None:
+            marks[b, :n] = f.marks
         gidx.append(np.where(f.gidx >= n, B * T, f.gidx + b * T))
         last.append(f.last + b * T)
         ys.append(y)
         ws.append(np.full(len(y), w, np.float32))
-    return (torch.from_numpy(ids), torch.from_numpy(parts), torch.from_numpy(np.concatenate(gidx)),
-            torch.from_numpy(np.concatenate(last)), torch.from_numpy(np.concatenate(ys)),
-            torch.from_numpy(np.concatenate(ws)))
+    x = (torch.from_numpy(ids), torch.from_numpy(parts)) + ((torch.from_numpy(marks),) if cfg.user_input else ()) + \
+        (torch.from_numpy(np.concatenate(gidx)), torch.from_numpy(np.concatenate(last)))
+    return x, torch.from_numpy(np.concatenate(ys)), torch.from_numpy(np.concatenate(ws))
 
 
 def score_model(model, cfg: PRMConfig, lexer, codes: list[Code], batch: int = 32) -> None:
@@ -127,11 +138,11 @@ def score_model(model, cfg: PRMConfig, lexer, codes: list[Code], batch: int = 32
         for a in range(0, len(order), batch):
             idx = order[a:a + batch]
             items = [(feats[i], np.zeros(len(todo[i].spans), np.float32), 1.0) for i in idx]
-            ids, parts, gidx, last, _, _ = collate(items, cfg)
-            logits, att = model(ids, parts, gidx, last)
+            x, _, _ = model_inputs(items, cfg)
+            logits, att = model(*x)
             p = torch.sigmoid(logits).double().numpy()
-            att, gidx = att.numpy(), gidx.numpy()
-            T = ids.shape[1]
+            att, gidx = att.numpy(), x[-2].numpy()
+            T = x[0].shape[1]
             k = 0
             for b, i in enumerate(idx):
                 f, n = feats[i], len(todo[i].spans)

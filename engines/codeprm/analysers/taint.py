@@ -5,7 +5,7 @@ call, followed by semgrep's own taint mode (``mode: taint``) through assignments
 The rules are data: ``assets/codeprm/rules/taint/<sink family>.yaml``, one file per sink family,
 each rule with its CWE (metadata ``cwe_id``), a plain message and its sinks; ``sources.yaml``
 holds what every rule shares (sources: Flask, Django, FastAPI/Starlette and aiohttp request data,
-route parameters, ``input()``, ``sys.argv``; sanitizers: ``int()``, ``secure_filename``,
+route parameters, Tornado's handler arguments, ``input()``, ``sys.argv``; sanitizers: ``int()``, ``secure_filename``,
 ``shlex.quote``, escaping, allow-list checks, ...), added to each rule by :func:`rules`. OSS
 semgrep follows taint within one function (and into the result of any call), not into the body
 of a function the input is passed to; a rule whose metadata names ``helper-calls`` (its sink
@@ -38,7 +38,8 @@ OPTIONS = {"taint_assume_safe_functions": False, "taint_assume_safe_indexes": Fa
 #: a file where user input can enter at all names one of these (request data, route handlers of
 #: Flask, FastAPI/Starlette, aiohttp and Django, input(), sys.argv)
 SOURCE_WORDS = ("request", "input", "raw_input", "argv", "route", "api_route", "fastapi", "FastAPI",
-                "APIRouter", "starlette", "flask", "Flask", "Blueprint", "aiohttp", "django")
+                "APIRouter", "starlette", "flask", "Flask", "Blueprint", "aiohttp", "django", "tornado",
+                "get_argument", "get_arguments", "get_query_argument", "get_body_argument", "get_cookie")
 
 
 def _patterns(node) -> list[str]:

@@ -29,3 +29,9 @@ def make_archive():
 
 def main():
     os.popen("grep %d log.txt" % int(sys.argv[1])).read()
+
+
+@app.route("/run", methods=["POST"])
+def run_wrapped():
+    stdout, stderr = run_command("uptime", shell=True)
+    return stdout + request.json["command"]

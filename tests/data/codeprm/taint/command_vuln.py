@@ -28,3 +28,9 @@ def make_archive():
 
 def main():
     os.popen(f"grep {sys.argv[1]} log.txt").read()  # expect
+
+
+@app.route("/run", methods=["POST"])
+def run_wrapped():
+    stdout, stderr = run_command(request.json["command"], shell=True)  # expect
+    return stdout

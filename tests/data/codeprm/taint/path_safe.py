@@ -31,3 +31,10 @@ def show():
 def base_name():
     with open(os.path.join(BASE, os.path.basename(request.args["f"]))) as fh:
         return fh.read()
+
+
+@app.route("/upload", methods=["POST"])
+def upload():
+    f = request.files["file"]
+    f.save(os.path.join(BASE, secure_filename(f.filename)))
+    return "ok"

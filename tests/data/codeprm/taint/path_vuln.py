@@ -32,3 +32,10 @@ def show():
 @app.route("/static-from")
 def from_dir():
     return send_from_directory(request.args["dir"], "index.html")  # expect
+
+
+@app.route("/upload", methods=["POST"])
+def upload():
+    f = request.files["file"]
+    f.save(os.path.join(BASE, f.filename))  # expect
+    return "ok"

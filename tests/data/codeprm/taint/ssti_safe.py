@@ -1,3 +1,6 @@
+import pdfkit
+import tornado.template
+import tornado.web
 from django.http import HttpResponse
 from django.template import Context, Template as DjangoTemplate
 from flask import Flask, render_template_string, request
@@ -22,3 +25,14 @@ def greet():
 def django_view(request):
     tpl = DjangoTemplate("<p>{{ msg }}</p>")
     return HttpResponse(tpl.render(Context({"msg": request.GET.get("msg", "")})))
+
+
+class Greeting(tornado.web.RequestHandler):
+    def get(self):
+        tpl = tornado.template.Template("<p>{{ name }}</p>")
+        self.write(tpl.generate(name=self.get_argument("name", "")))
+
+
+@app.route("/pdf")
+def pdf():
+    return pdfkit.from_string("<p>" + request.args["body"] + "</p>", False)

@@ -1,3 +1,5 @@
+import tornado.template
+import tornado.web
 from django.http import HttpResponse
 from django.template import Context, Template as DjangoTemplate
 from flask import Flask, render_template_string, request
@@ -26,3 +28,9 @@ def greet():
 def django_view(request):
     source = "<p>%s</p>" % request.GET.get("msg", "")
     return HttpResponse(DjangoTemplate(source).render(Context({})))  # expect
+
+
+class Greeting(tornado.web.RequestHandler):
+    def get(self):
+        tpl = tornado.template.Template("<p>" + self.get_argument("name", "") + "</p>")  # expect
+        self.write(tpl.generate())

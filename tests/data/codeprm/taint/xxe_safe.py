@@ -11,3 +11,11 @@ def import_xml():
     doc = etree.fromstring(request.data, parser=PARSER)
     other = DET.fromstring(request.data)
     return {"root": doc.tag, "other": other.tag}
+
+
+@app.route("/report", methods=["POST"])
+def report():
+    xml_bytes = request.get_json()["report"].encode("utf-8")
+    parser = etree.XMLParser(resolve_entities=False)
+    root = etree.fromstring(xml_bytes, parser=parser)
+    return {"root": root.tag}
