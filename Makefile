@@ -61,6 +61,7 @@ data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.fix_pairs_build --mirrors $(MIRRORS)
 	nice -n 10 $(PYRUN) -m evals.codeprm.corpus --repos $(MIRRORS)
 	nice -n 10 $(PYRUN) -m evals.codeprm.apps --mirrors $(MIRRORS)
+	nice -n 10 $(PYRUN) -m evals.codeprm.app_labels --analysers taint settings
 
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals,
 # the attack views, the contrast requests' replies, the written materials lists, every human-labelled row
@@ -76,9 +77,10 @@ data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.requests
 	nice -n 10 $(PYRUN) -m evals.guardrail.request_replies
 
-# the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
+# the step model (with user-input marks) on rule-pack labels of the train web apps, their analyser labels and
+# the train fix pairs; fusion chosen on dev (the labelled dev apps' snapshots under MIRRORS)
 train-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/codeprm_train.py
+	nice -n 10 $(PYRUN) scripts/codeprm_train.py --mirrors $(MIRRORS)
 
 # the shipped head: a request gate (strict) and two read-outs (assets/guardrail/DATA_CARD.md)
 GUARD_OUT ?= assets/guardrail

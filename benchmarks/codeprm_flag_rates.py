@@ -8,7 +8,9 @@ code on ``PYTHONPATH`` (so a change and the code it replaces run on the same row
 
 Library: every test-split function of ``data/codeprm/corpus.jsonl`` (or its ``.collected.jsonl``);
 application: the test web apps of ``evals/codeprm/data/app_repos.csv`` (each snapshot's HEAD,
-at most 400 functions each, seed 0); CSE: the shared CyberSecEval Python cases (validation only).
+at most 400 functions each, seed 0); fixed versions: the fixed functions of the test fix pairs
+(``data/codeprm/fix_pairs.jsonl``, ``python -m evals.codeprm.fix_pairs_manifest --splits test``);
+CSE: the shared CyberSecEval Python cases (validation only).
 Methods as ``benchmarks/codeprm_families.py`` (the engine's one scoring path).
 """
 from __future__ import annotations
@@ -62,6 +64,12 @@ def main() -> int:
     out["library_flagged"] = [lib[i]["id"] for i in flagged]
     out["apps"], flagged = rates(prm, [r["code"] for r in apps])
     out["apps_flagged"] = [apps[i]["id"] for i in flagged]
+    from evals.codeprm.pairs import PAIRS_PATH, load_pairs
+
+    if PAIRS_PATH.is_file():
+        fixed = [p.after for p in load_pairs(splits=("test",))]
+        out["fixed_n"] = len(fixed)
+        out["fixed"], _ = rates(prm, fixed)
     from evals.codeprm.cyberseceval import load_cases
 
     cases = load_cases()

@@ -345,6 +345,13 @@ RANK_CANDIDATES = f'''    return subprocess.check_output("tar czf out.tgz " + na
     return "ok"'''
 
 
+def family_list() -> str:
+    """The CWE families, each with what flags it: the step model with the analysers where it
+    earned that on dev, the analysers only where its weight is 0."""
+    modes = default_prm("onnx").family_modes()
+    return "\n".join(f"- **CWE-{k}** ({modes.get(k, 'analysers only')}): {v}" for k, v in sorted(CWE_INFO.items()))
+
+
 def build() -> None:
     """Add the tab's components and events (app.py wraps this in a gr.Tab)."""
     gr.Markdown("Paste Python code to see which steps of it are insecure and why, or rank candidate "
@@ -373,7 +380,7 @@ def build() -> None:
                             label="Findings (CWE ids from bandit, CodeShield, the taint and settings rules, or the model)",
                             interactive=False, wrap=True)
     with gr.Accordion("CWE families", open=False):
-        gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))
+        gr.Markdown(family_list())
     gr.Markdown("### Secure generation: rank candidate continuations\nEach candidate's steps get a risk after "
                 "the prefix; candidates are ranked by the share of their riskiest steps that are safe, ties broken "
                 "by their overall risk; candidates that do not parse come last.")

@@ -63,3 +63,48 @@ def test_marks_align_with_tokens_and_scopes_end_with_their_function():
     ids, lines, parts, marks, texts = Lexer().lex_marks(code)
     assert len(ids) == len(marks) == len(texts) == len(lines)
     assert (5, "x") not in marked(code)                    # b's x is not a's
+
+
+# ------------------------------------------------------------------------------ the step model's new input
+APP = '''from flask import Flask, request
+import requests
+import sqlite3
+
+app = Flask(__name__)
+
+
+@app.route("/fetch", methods=["POST"])
+def fetch():
+    url = request.form["url"]
+    target = "http://" + url
+    return requests.get(target).text
+
+
+@app.route("/user")
+def user():
+    name = request.args.get("name", "")
+    cur = sqlite3.connect("db").cursor()
+    cur.execute(f"SELECT * FROM users WHERE name = '{name}'")
+    return str(cur.fetchall())
+'''
+
+
+def test_the_step_model_reads_the_marks_and_onnx_matches_torch():
+    from dataclasses import replace
+
+    import numpy as np
+
+    from engines.codeprm.engine import CodePRM
+    from engines.codeprm.features import featurize
+
+    a, b = CodePRM.load("torch"), CodePRM.load("onnx")
+    assert a.cfg.user_input and b.cfg.user_input
+    for code in (APP, APP[: APP.index('"SELECT') + 12]):  # whole, and cut inside a line
+        feats = featurize(code, a.cfg, a.lexer)
+        assert (feats.marks == TAINTED).any() and (feats.marks == SOURCE).any()
+        pa, wa = a.step_probs(feats)
+        pb, wb = b.step_probs(feats)
+        np.testing.assert_allclose(pb, pa, atol=1e-4, rtol=0)
+        np.testing.assert_allclose(wb, wa, atol=1e-4, rtol=0)
+        pz, _ = a.step_probs(replace(feats, marks=np.zeros_like(feats.marks)))
+        assert np.abs(pz - pa).max() > 1e-3  # the marks move the scores: the input is read

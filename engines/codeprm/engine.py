@@ -419,6 +419,27 @@ class CodePRM:
             d["rank"] = k + 1
         return out
 
+    def family_modes(self) -> dict[int, str]:
+        """What flags each CWE family: "step model + analysers" where the model may flag it (in
+        prefixes being written or in code that parses: the families where it earned that on dev),
+        else "analysers only" (the model's weight is 0 there: it never flags that family).
+
+        >>> CodePRM.load().family_modes()[78] in ("step model + analysers", "analysers only")  # doctest: +SKIP
+        True
+        """
+        from engines.codeprm.cwe import FAMILIES, TABLE, WRITING
+
+        fused = self._fuses(True)
+        pre = set(FAMILIES) if self.cfg.prefix_flag_cwes is None else set(self.cfg.prefix_flag_cwes)
+        if self.cfg.prefix_flag_threshold >= 1.0:
+            pre = set()
+        par = set(self.cfg.model_flag_cwes) if self.cfg.model_flag_threshold < 1.0 else set()
+        out = {}
+        for k in FAMILIES:
+            named = bool(TABLE[k].calls or TABLE[k].sinks or k in WRITING)
+            out[k] = "step model + analysers" if fused and named and k in (pre | par) else "analysers only"
+        return out
+
     def with_config(self, **changes) -> CodePRM:
         """A copy with some config fields changed (same weights)."""
         return CodePRM(replace(self.cfg, **changes), self.backend, self.model, self.session, self.vocab)

@@ -59,6 +59,19 @@ def cut_at(text: str, line: int, frac: float | None) -> str:
     return "\n".join(lines[: line - 1] + [last])
 
 
+def window(item: Item, keep: int) -> Item:
+    """A training item of at most ``keep`` lines: a prefix keeps its last ``keep`` lines (the
+    model reads at most a window of tokens anyway), renumbered; a whole text is kept whole."""
+    if not item.partial:
+        return item
+    lines = split_lines(item.text)
+    off = max(0, len(lines) - keep)
+    if not off:
+        return item
+    return Item("\n".join(lines[off:]), {x - off for x in item.labels if x > off}, True, item.kind, item.weight,
+                item.source, item.meta)
+
+
 def labelled_files(splits: tuple[str, ...], sources: tuple[str, ...] = ("taint", "settings")) -> list[dict]:
     """The application files of ``splits`` with their rule-pack findings: ``{"id", "repo", "split",
     "text", "lines": labelled lines, "findings": [[line, cwe, rule, ...], ...]}``."""

@@ -38,3 +38,11 @@ def upload():
     f = request.files["file"]
     f.save(os.path.join(BASE, secure_filename(f.filename)))
     return "ok"
+
+
+@app.route("/profile", methods=["POST"])
+def profile():
+    data = request.form.to_dict()
+    serializer.save(**data)
+    form.save(request.form["name"], "x")
+    return "ok"

@@ -28,3 +28,23 @@ def after_login(request):
     if nxt and _allow_redirect(nxt):
         return redirect(nxt)
     return redirect(reverse("home", args=[request.GET.get("tab", "")]))
+
+
+def back(request):
+    return redirect(request.headers.get("Referer") or url_for("home"))
+
+
+def search(request):
+    query = request.GET.get("q", "")
+    url = reverse("search") + "?" + request.GET.urlencode()
+    other = f"{reverse('search')}?q={query}"
+    return HttpResponseRedirect(url) if query else HttpResponseRedirect(other)
+
+
+def tag(request):
+    ids = request.POST.getlist("ids")
+    return redirect("tag/?ids=%s" % ",".join(ids))
+
+
+def checked(request):
+    return HttpResponseRedirect(secure_url(request.GET.get("next_url"), request))

@@ -20,3 +20,9 @@ def django_login(request):
 @api.get("/go")
 def go(url: str):
     return RedirectResponse(url)  # expect
+
+
+def search(request):
+    query = request.GET.get("next", "")
+    url = query + "?" + request.GET.urlencode()
+    return HttpResponseRedirect(url)  # expect

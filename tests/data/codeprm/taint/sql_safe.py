@@ -18,3 +18,10 @@ def users():
     cur.execute("SELECT * FROM users WHERE id = %s" % int(request.form["id"]))
     run_query(conn, "DELETE FROM users WHERE name = ?", (name,))
     return {"rows": cur.fetchall()}
+
+
+@app.route("/topics", methods=["POST"])
+def topics():
+    ids = request.form.getlist("rowid")
+    db.session.execute(db.select(Topic).where(Topic.id.in_(ids)))
+    return "ok"
