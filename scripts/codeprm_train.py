@@ -105,6 +105,8 @@ def build_items(args, rng: random.Random) -> tuple[list[S.Item], list[S.Item]]:
     for f in S.labelled_files(("dev",)):
         dev += [it for it in S.file_items(f, rng, n_neg=args.negatives, mids=(0.5,)) if it.kind != "whole"
                 and it.kind != "cut_end"]
+    items = [S.window(it, args.keep_lines) for it in items]
+    dev = [S.window(it, args.keep_lines) for it in dev]
     counts = {}
     for it in items:
         counts[it.kind] = counts.get(it.kind, 0) + 1
@@ -114,7 +116,10 @@ def build_items(args, rng: random.Random) -> tuple[list[S.Item], list[S.Item]]:
     return items, dev
 
 
-def featurize_items(items: list[S.Item], cfg: PRMConfig, lexer: Lexer, size: int, log_every: int = 2000):
+def featurize_items(items: list[S.Item], cfg: PRMConfig, lexer: Lexer, size: int, log_every: int = 2000,
+                    keep_negative: float = 1.0, rng: random.Random | None = None):
+    """(features, step labels, weight) windows of the items; a window of a whole text with no
+    risky step is kept with probability ``keep_negative`` (whole files are long and mostly safe)."""
     out = []
     t0 = time.time()
     for k, it in enumerate(items):
@@ -123,6 +128,8 @@ def featurize_items(items: list[S.Item], cfg: PRMConfig, lexer: Lexer, size: int
         if len(f.spans) != len(y) or not len(y):
             continue
         for w, yy in windows(f, y, size, last_only=it.partial):
+            if not it.partial and not yy.any() and rng is not None and rng.random() > keep_negative:
+                continue
             out.append((w, yy, it.weight))
         if log_every and (k + 1) % log_every == 0:
             print(f"  featurized {k + 1}/{len(items)} ({time.time() - t0:.0f}s)", flush=True)
@@ -171,7 +178,7 @@ def train(args) -> None:
                 counter.lex_parts(it.text)
         vocab = build_vocab(counter.counts, cfg.vocab_size, 3)
         lexer = Lexer(cfg.vocab_size, vocab)
-        data = featurize_items(items, cfg, lexer, args.window)
+        data = featurize_items(items, cfg, lexer, args.window, keep_negative=args.keep_negative, rng=rng)
         dev_feats = featurize_items(dev_items, cfg, lexer, args.window)
         CACHE.write_bytes(pickle.dumps((vocab, data, dev_feats)))
         print(f"{len(data)} training windows, {len(dev_feats)} dev cuts, {time.time() - t0:.0f}s", flush=True)
@@ -230,6 +237,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--window", type=int, default=1024, help="tokens per training window")
     ap.add_argument("--negatives", type=int, default=2, help="cuts inside unlabelled lines per file")
+    ap.add_argument("--keep-negative", type=float, default=0.3,
+                    help="share of the windows of whole texts with no risky step that are kept")
+    ap.add_argument("--keep-lines", type=int, default=200, help="lines a training prefix keeps before its cut")
     ap.add_argument("--clean", type=int, default=3000, help="unflagged train application functions")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the feature cache")
     ap.add_argument("--mirrors", default="../mirrors", help="snapshots of the labelled dev repositories")
