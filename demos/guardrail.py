@@ -154,6 +154,7 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
     banner, comparison = "Streaming…", ""
     n_tokens = 0
     asked: float | None = None
+    band, cut = None, False
     stop_at: int | None = None  # index of the token the guard fired on
     shadow = []
     runs = (GUARDED, UNGUARDED, THRESHOLD, STOP) if compare else (GUARDED, THRESHOLD, STOP)
@@ -178,20 +179,20 @@ def generate(prompt: str, threshold: float, patience: float, max_new_tokens: flo
         if ev.token:  # "" = bytes of a character the next token completes: nothing to show yet
             spans.append((_visible(ev.token), round(ev.risk, 3)))
         points.append((ev.index, ev.risk, GUARDED))
-        asked = ev.request  # P(the request is harmful) by the head's request gate, or None
+        asked, band, cut = ev.request, ev.band, ev.cut  # the request judge's reading, or None
         if ev.stopped:
             stop_at = ev.index
             banner = (f"### Stopped ({policy} policy): {LEVEL_WORDS[ev.level]}\n\nGuard fired at token "
                       f"{ev.index + 1}: {_shown(ev.token)} (level **{ev.level}**; risk {ev.risk:.4f} ≥ threshold "
                       f"{threshold:.3f} for {int(patience)} consecutive token{'s' if int(patience) != 1 else ''}). "
-                      f"The stream ends here.{request_words(asked, policy, guard.cfg.gate(policy))}")
+                      f"The stream ends here.{request_words(asked, policy, guard.cfg, band, cut)}")
         if ev.stopped or (ev.index + 1) % block == 0:  # a block's tokens arrive together: one update per block
             yield frame()
     if not RUNS.current(key, run):
         return
     if stop_at is None:
         banner = (f"### Done: Completed {n_tokens} tokens; the {policy} policy never fired "
-                  f"(threshold {threshold:.3f}).{request_words(asked, policy, guard.cfg.gate(policy))}")
+                  f"(threshold {threshold:.3f}).{request_words(asked, policy, guard.cfg, band, cut)}")
     elif compare:
         above = sum(e.risk >= threshold for e in shadow)
         comparison = (f"**Unguarded comparison:** without the guard the model would have written "
@@ -222,25 +223,37 @@ def score_reply(prompt: str, response: str, threshold: float, patience: float, b
         verdict = (f"### Would stop under the {policy} policy at token {k + 1} of {len(trace.risks)}: "
                    f"{_shown(trace.tokens[k])} (level **{trace.stop_level}**: {LEVEL_WORDS[trace.stop_level]} "
                    f"Risk {trace.risks[k]:.3f}; response-level risk {trace.response_risk:.2f}).")
-    verdict += request_words(trace.request_risk, policy, guard.cfg.gate(policy))
+    verdict += request_words(trace.request_risk, policy, guard.cfg, trace.request_band, trace.request_cut)
     verdict += ("\n\nThe stop policy reads only the per-token risk (threshold and patience above); the "
                 "response-level risk is the head's separate verdict on the whole reply, probability "
                 "0 (safe) to 1 (harmful), and never stops a stream.")
     return spans, _curve(pts, float(threshold), trace.stop_index, (FORCED, THRESHOLD, STOP)), verdict
 
 
-def request_words(request: float | None, policy: str, need: float) -> str:
-    """The request gate's reading in plain words: how likely the head judged the request harmful, and
-    whether that lets ``policy`` (whose gate needs ``need``; 0 = none) stop the reply at all ("" for
-    a head without a gate)."""
+def request_words(request: float | None, policy: str, cfg: GuardConfig, band: str | None = None,
+                  cut: bool = False) -> str:
+    """How the request judge read the request and what that lets ``policy`` do, in one consistent line
+    a person can act on ("" for a head without a judge). ``band`` is the strict band of ``request``
+    (:meth:`GuardConfig.band`); ``cut``: the guard read only the request's first and last tokens."""
     if request is None:
         return ""
-    words = f"\n\nThe head judged the request harmful with probability {request:.2f}"
-    if need <= 0:
-        return words + f"; the {policy} policy reads the reply alone."
-    if request >= need:
-        return words + f" (≥ {need:.2f}): the {policy} policy watches whether the reply goes along."
-    return words + f" (< {need:.2f}): the {policy} policy lets the reply run, whatever its words."
+    band = band or cfg.band(request)
+    half = cfg.max_prompt_tokens // 2
+    tail = (f"\n\nYour request is long: the guard read its first and last {half} tokens (the chat model reads "
+            "the same cut)." if cut else "")
+    if policy == "loose" or band is None:
+        what = {"harmful": "likely harmful", "uncertain": "possibly risky", "benign": "likely benign"}.get(band, "")
+        return (f"\n\nRequest: {what} (the guard's probability that it is harmful: {request:.2f}). The loose policy "
+                "stops only material harmful help, whatever the request." + tail)
+    if band == "harmful":
+        return (f"\n\nRequest: **likely harmful** (probability {request:.2f}, at or above {cfg.strict_gate:.2f}). "
+                "Strict stops the reply as soon as it starts going along with it." + tail)
+    if band == "uncertain":
+        return (f"\n\n**This request may be risky** (probability {request:.2f}, between {cfg.strict_band:.2f} and "
+                f"{cfg.strict_gate:.2f}). Strict does not stop a reply for going along with it; the stop for "
+                "material harmful help stays on." + tail)
+    return (f"\n\nRequest: **likely benign** (probability {request:.2f}, below {max(cfg.strict_band, 0) or cfg.strict_gate:.2f}). "
+            "Strict stops the reply only if it turns to material harmful help." + tail)
 
 
 LEVEL_WORDS = {"complies": "the reply started going along with a harmful request.",

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from engines.guardrail.config import GuardConfig
 from engines.guardrail.guard import ASSET_DIR
 
 pytestmark = pytest.mark.slow
@@ -210,15 +211,20 @@ def test_tab_text_has_no_emoji(ui):
     assert not emoji.search(inspect.getsource(ui))
 
 
-@pytest.mark.parametrize("request_p, need, words", [
-    (0.02, 0.9, "lets the reply run"),
-    (0.95, 0.9, "watches whether the reply goes along"),
-    (0.95, 0.0, "reads the reply alone"),
+@pytest.mark.parametrize("request_p, policy, words, absent", [
+    (0.02, "strict", "likely benign", "may be risky"),
+    (0.60, "strict", "may be risky", "likely harmful"),
+    (0.95, "strict", "likely harmful", "may be risky"),
+    (0.95, "loose", "stops only material harmful help", "going along"),
 ])
-def test_banner_says_what_the_request_gate_lets_the_policy_do(request_p, need, words):
-    """Issue #37: the banner names the request probability and what it lets the policy do."""
+def test_banner_says_one_thing_about_the_request(request_p, policy, words, absent):
+    """Issues #44 item 7 and #48 item 1: the banner names the judge's band in plain words and says one
+    thing about what the policy does with it (never 'harmful' for a request read as benign)."""
     from demos.guardrail import request_words
 
-    text = request_words(request_p, "strict", need)
-    assert f"probability {request_p:.2f}" in text and words in text
-    assert request_words(None, "strict", need) == ""
+    cfg = GuardConfig(outputs=2, strict_gate=0.9, strict_band=0.5, strict_threshold=0.3, strict_patience=1)
+    text = request_words(request_p, policy, cfg)
+    assert f"{request_p:.2f}" in text and words in text and absent not in text
+    assert request_words(None, policy, cfg) == ""
+    assert "first and last 128 tokens" in request_words(request_p, policy, cfg, cut=True)
+    assert "first and last" not in text
