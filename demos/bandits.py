@@ -237,7 +237,7 @@ def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_s
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
     show = None
-    if progress:
+    if progress is not None:  # gr.Progress has a length (0 before any tqdm): never test its truth
         total = estimate_seconds(cfg)
         show = _shown_wait(progress, wait_seconds(cfg),
                            lambda f: estimate_seconds(dataclasses.replace(cfg, T=max(1, round(f * cfg.T)))) / total)
@@ -265,7 +265,7 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
         raise InputError("values must be numbers separated by commas, e.g. 0, 10, 25, 50") from None
     key = SWEEP_PARAMS[choice(param, "sweep", SWEEP_PARAMS)]
     show = None
-    if progress:
+    if progress is not None:  # gr.Progress has a length (0 before any tqdm): never test its truth
         show = _shown_wait(progress, sweep_seconds(cfg, key, vals) + OUTPUT_SECONDS, lambda f: f)
     sw = sweep(cfg, key, vals, progress=show)
     rows = [[r[sw.param], r["algorithm"], round(r["final_regret_mean"], 1),

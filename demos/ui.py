@@ -19,7 +19,8 @@ from engines.common import ShowcaseError
 from server.inputs import choice, choices, number, refusal, shorten, text
 
 __all__ = ["APP_CSS", "BUSY", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "figure_to_image",
-           "friendly_errors", "number", "one_at_a_time", "release_after", "shorten", "text"]
+           "friendly_errors", "name_example_buttons", "number", "one_at_a_time", "release_after", "shorten",
+           "text"]
 
 log = logging.getLogger("showcase.ui")
 
@@ -196,3 +197,20 @@ def clear_on_error(event, outputs: list, values: list | None = None) -> None:
         return values[0] if len(values) == 1 else tuple(values)
 
     _private(event.failure, cleared, outputs)
+
+
+def name_example_buttons(elem_id: str, names: list[str], what: str) -> None:
+    """Give the picture buttons of the ``gr.Examples`` block ``elem_id`` accessible names: Gradio draws
+    each example as a thumbnail button with an empty ``alt``, a tab stop a screen reader announces as
+    "button" alone. Button i is named "``what``: ``names[i]``" (kept through Gradio's re-renders)."""
+    import json
+
+    script = (
+        "const names = %s, what = %s;"
+        "const name = () => { const box = document.getElementById(%s); if (!box) return;"
+        "  box.querySelectorAll('button.gallery-item').forEach((b, i) => { if (i < names.length) {"
+        "    const n = what + ': ' + names[i]; if (b.getAttribute('aria-label') !== n) b.setAttribute('aria-label', n);"
+        "    const img = b.querySelector('img'); if (img && img.alt !== names[i]) img.alt = names[i]; } }); };"
+        "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
+    ) % (json.dumps(list(names)), json.dumps(what), json.dumps(elem_id))
+    gr.HTML("", js_on_load=script, elem_classes=["example-names"], padding=False, container=False)

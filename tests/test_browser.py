@@ -519,3 +519,126 @@ def test_reach_on_a_phone(page, artifacts_dir):
         page.screenshot(path=str(artifacts_dir / "reach_phone_tables.png"), full_page=True)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+# ----------------------------------------------------------------------------- issue #48: polish, part 4
+#: Records every text shown while a job runs (Gradio's status tracker over the outputs) that reads
+#: like a wait: "about 12 s left", "about 3 s (estimated for this machine)".
+WATCH_WAITS = r"""() => { window.__waits = []; new MutationObserver(ms => { for (const m of ms) {
+    const t = m.target.nodeType === 3 ? m.target.parentElement : m.target;
+    const s = t && t.textContent ? t.textContent.trim() : '';
+    if (s && s.length < 300 && /about [\d.]+ (s|min) (left|\(estimated)/.test(s)) window.__waits.push(s); } })
+  .observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def test_bandit_run_and_sweep_show_the_engine_estimate_while_they_run(page, artifacts_dir):
+    """Issue #48 item 4: during a bandit run or sweep only Gradio's own "processing | 25.7/14.8s"
+    showed. The engine's estimate and the time left, fed by its progress callback, show during both."""
+    _reload(page)
+    page.evaluate(WATCH_WAITS)
+    _open_tab(page, "Dueling bandits")
+    page.get_by_label("Preset (paper figure)").click()
+    page.get_by_role("option", name="Fig. 3 representative (abs), stochastic delay").click()
+    page.get_by_role("button", name="Load preset").click()
+    page.get_by_text(re.compile("Reproduces paper Fig. 3")).first.wait_for(timeout=30_000)
+    page.get_by_label("T (rounds)").fill("600")
+    page.get_by_label(re.compile("^seeds")).fill("2")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("p", has_text="600 rounds (mode").first.wait_for(timeout=180_000)
+    run_waits = page.evaluate("() => window.__waits.splice(0)")
+    assert any("estimated for this machine" in w for w in run_waits), run_waits   # the estimate at the start
+    assert any(re.search(r"round \d+/600: about [\d.]+ s left", w) for w in run_waits), run_waits  # then the time left
+    page.get_by_label("values (comma-separated)").fill("0, 25")
+    page.get_by_role("button", name="Run sweep", exact=True).click()
+    page.locator("#bandits-sweep-plot img").first.wait_for(timeout=180_000)
+    sweep_waits = page.evaluate("() => window.__waits")
+    page.screenshot(path=str(artifacts_dir / "bandits_waits.png"), full_page=True)
+    assert any(re.search(r"C = 25: round \d+/600: about [\d.]+ s left", w) for w in sweep_waits), sweep_waits
+
+
+def _wm_embed(page, bits: str = "64 bits (PSNR floor 42 dB)") -> None:
+    """Embed at ``bits`` and wait for the PSNR line."""
+    page.get_by_label(bits).check()
+    page.get_by_role("button", name="Embed", exact=True).click()
+    page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(timeout=180_000)
+
+
+def _wm_result_gone(page, what: str) -> None:
+    """No PSNR line and no watermarked image left from before ``what``."""
+    page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(state="detached", timeout=30_000)
+    marked = page.locator(".block", has=page.get_by_text("Watermarked (PNG)", exact=True)).locator("img")
+    assert marked.count() == 0, f"the watermarked image stayed after {what}"
+
+
+def test_watermark_results_follow_the_panorama_and_a_padded_flat_image_is_refused_at_once(page, artifacts_dir, tmp_path):
+    """Issue #48 items 2, 3, 9 and 10 on the watermark tab, at 1400 x 1000:
+    - the example thumbnails are named tab stops (they were unnamed);
+    - a text too long for 256 bits is not told to "pick a larger bit mode" (there is none), and the
+      wait line under Embed stays after the error (it disappeared after any error);
+    - the watermarked image shows in view after an embed (it started at y = 1,089);
+    - a bad upload, a new example and a padded image each clear the earlier PSNR line and image;
+    - a 300 x 300 flat image padded to 600 x 300 is refused when Embed is clicked, with what would
+      work, before the embed's wait (it failed after 9-19 s)."""
+    import numpy as np
+    from PIL import Image
+
+    from engines.watermark import EXAMPLES
+
+    square = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(square)
+    garbage = tmp_path / "garbage.png"
+    garbage.write_bytes(GARBAGE)
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Panorama watermark")
+        for name in EXAMPLES:
+            assert page.get_by_role("button", name=f"Example panorama: {name}").count() == 1, name
+        page.get_by_role("button", name="Example panorama: forest").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        # a text too long for the largest capacity
+        page.get_by_label(re.compile(r"Text \(UTF-8")).fill("x" * 40)
+        page.get_by_label("256 bits (floor 42 dB)").check()
+        page.get_by_role("button", name="Embed", exact=True).click()
+        toast = _new_toast(page, "40 UTF-8 bytes")
+        assert "larger bit mode" not in toast and "at most 30 bytes" in toast, toast
+        page.get_by_text(re.compile(r"Embedding this 1024 x 512 px panorama at 256 bits takes about")).first.wait_for(timeout=30_000)
+        _close_toasts(page)
+        page.get_by_label(re.compile(r"Text \(UTF-8")).fill("ICML26")
+        # the result in view, without scrolling
+        _wm_embed(page)
+        page.evaluate("window.scrollTo(0, 0)")
+        marked = page.locator(".block", has=page.get_by_text("Watermarked (PNG)", exact=True)).locator("img").first
+        marked.wait_for(timeout=30_000)
+        box = marked.bounding_box()
+        page.screenshot(path=str(artifacts_dir / "watermark_result_in_view.png"))
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box
+        # a bad upload clears it
+        upload = page.locator("input[type=file][accept^='image']").first
+        upload.set_input_files(str(garbage))
+        _new_toast(page, "could not read the file")
+        _wm_result_gone(page, "a bad upload")
+        _close_toasts(page)
+        # so does a new example
+        page.get_by_role("button", name="Example panorama: sunrise").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        _wm_embed(page)
+        page.get_by_role("button", name="Example panorama: courtyard").click()
+        _wm_result_gone(page, "a new example")
+        _wm_embed(page)
+        # and a padded image, which is then refused at once, with the wait line kept
+        page.get_by_label("pad", exact=True).check()
+        upload.set_input_files(str(square))
+        page.get_by_text("Loaded 600 x 300").first.wait_for(timeout=60_000)
+        _wm_result_gone(page, "a padded image")
+        page.evaluate("""() => { window.__began = false; new MutationObserver(() => {
+            if (document.body.innerText.includes('Embedding 64 bits into')) window.__began = true; })
+            .observe(document.body, {subtree: true, childList: true, characterData: true}); }""")
+        page.get_by_role("button", name="Embed", exact=True).click()
+        toast = _new_toast(page, "cannot hold a watermark", timeout=20)
+        assert "photograph" in toast, toast
+        assert not page.evaluate("() => window.__began"), "the embed's wait began before the refusal"
+        page.get_by_text(re.compile(r"Embedding this 600 x 300 px panorama at 64 bits takes about")).first.wait_for(timeout=30_000)
+        page.screenshot(path=str(artifacts_dir / "watermark_padded_refused.png"), full_page=True)
+    finally:
+        _close_toasts(page)
+        page.set_viewport_size({"width": 1280, "height": 900})

@@ -156,20 +156,21 @@ def test_attack_refuses_bad_numbers_and_choices(bad, match):
     assert len(str(err.value)) < 300  # a long input is never echoed back
 
 
-def test_flat_image_embed_clears_the_status_and_raises():
-    """Issue #33: on error the status clears (the error is shown once, as the toast) and no
-    result from an earlier run stays: image, difference map and bits are all emptied."""
+def test_flat_image_embed_is_refused_at_once_and_keeps_the_wait_line():
+    """Issues #33 and #48: a flat image is refused before the embed's wait begins (the engine's
+    pre-check); no result from an earlier run stays (image, difference map and bits are emptied) and
+    the line under Embed states the wait again instead of going blank."""
     steps = ui.do_embed(np.zeros((256, 512, 3), np.uint8), "k", "text", "hi", ui64)
     first = next(steps)
-    assert "Embedding" in first[1] and first[0] is None and first[3] is None  # old result goes at once
-    assert next(steps) == (None, "", None, None)
+    assert first[0] is None and first[2] is None and first[3] is None
+    assert first[1].startswith("Embedding this 512 x 256 px panorama at 64 bits takes about")  # the wait, not the work
     with pytest.raises(gr.Error, match="flat"):
         next(steps)
 
 
 def test_bad_input_clears_an_earlier_result_too():
     steps = ui.do_embed(None, "k", "text", "hi", ui64)
-    assert next(steps) == (None, "", None, None)
+    assert next(steps) == (None, ui.embed_wait(None, ui64), None, None)
     with pytest.raises(gr.Error, match="load a panorama"):
         next(steps)
 
