@@ -230,3 +230,29 @@ def test_a_bad_sweep_value_is_named_as_the_tab_names_it():
     with pytest.raises(gr.Error) as err:
         ui.run_sweep(*_args(), "corruption budget C", "0, -5", progress=None)
     assert "corruption budget C" in str(err.value) and "corruption_budget" not in str(err.value)
+
+
+class _EmptyProgress:
+    """Like ``gr.Progress`` in an event: it has a length, 0 until a tqdm is attached, so its truth
+    value is False; only ``is not None`` tells that a tracker was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, str]] = []
+
+    def __len__(self) -> int:
+        return 0
+
+    def __call__(self, fraction, desc=None, **_):
+        self.calls.append((fraction, desc))
+
+
+def test_run_and_sweep_feed_the_engine_estimate_to_a_progress_tracker_of_length_0():
+    """Issue #48 item 4: the tab tested ``if progress:``, so Gradio's tracker (length 0) was never fed
+    and a run showed only Gradio's own timer."""
+    p = _EmptyProgress()
+    ui.run_simulation(*_args(T=300), progress=p)
+    assert "estimated for this machine" in p.calls[0][1]
+    assert any(re.search(r"round \d+/300: about [\d.]+ s left", d) for _, d in p.calls[1:]), p.calls
+    p = _EmptyProgress()
+    ui.run_sweep(*_args(T=100), "corruption budget C", "0, 5", progress=p)
+    assert any(re.search(r"C = 5: round \d+/100: about [\d.]+ s left", d) for _, d in p.calls), p.calls
