@@ -18,6 +18,7 @@ from PIL import Image
 
 from demos import notes
 from demos.ui import (
+    PHONE_PAIR,
     cache_file,
     choice,
     choices,
@@ -309,16 +310,20 @@ def build() -> None:
     with gr.Row():
         preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label="Preset (paper figure)", scale=3)
         preset_btn = gr.Button("Load preset", variant="secondary", scale=1)
-    preset_note = gr.Markdown(v_note)
     with gr.Row():
-        d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
-        K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
-        T = gr.Number(value=v_T, precision=0, label="T (rounds)")
-        seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
+        with gr.Row(elem_classes=[PHONE_PAIR]):  # on a phone two to a line, so Run comes up
+            d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
+            K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
+        with gr.Row(elem_classes=[PHONE_PAIR]):
+            T = gr.Number(value=v_T, precision=0, label="T (rounds)")
+            seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
     with gr.Row():
         algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=v_algos, label="algorithms", scale=2)
         delay = gr.Radio(DELAY_CHOICES, value=v_delay, label="delay regime", scale=2)
         corruption_budget = gr.Number(value=v_C, precision=0, label="corruption budget C (flips)", scale=1)
+    # Run before the advanced settings, which are read all the same: on a phone it is reached sooner
+    run_btn = gr.Button("Run", variant="primary")
+    preset_note = gr.Markdown(v_note)  # what the preset reproduces and the wait, under Run
     with gr.Accordion("Advanced: context, delay parameters, mode", open=False):
         gr.Markdown(ADVANCED_NOTE)
         with gr.Row():
@@ -333,7 +338,6 @@ def build() -> None:
         with gr.Row():
             mode = gr.Radio(["faithful", "fast"], value=v_mode, label="mode", info=MODE_INFO)
             exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
-    run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
         plot = gr.Image(format="png", type="pil", show_label=False, elem_id="bandits-regret-plot",
                         label="cumulative regret (mean +/- 1 std)")

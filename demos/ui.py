@@ -18,8 +18,8 @@ from gradio import utils as gr_utils
 from engines.common import ShowcaseError
 from server.inputs import choice, choices, number, refusal, shorten, text
 
-__all__ = ["APP_CSS", "BUSY", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "figure_to_image",
-           "friendly_errors", "name_example_buttons", "number", "one_at_a_time", "release_after", "shorten",
+__all__ = ["APP_CSS", "BUSY", "PHONE_PAIR", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "describe_code_editors",
+           "figure_to_image", "friendly_errors", "name_example_buttons", "number", "one_at_a_time", "release_after", "shorten",
            "text"]
 
 log = logging.getLogger("showcase.ui")
@@ -28,6 +28,9 @@ log = logging.getLogger("showcase.ui")
 # background. Gradio draws each token as a padded chip with a space after it, so sub-word tokens read
 # as separate words ("uns alted"); the tokens carry their own leading spaces, so the chips are closed up.
 TOKEN_STREAM = "token-stream"
+#: Class for a gr.Row of two short controls that stay side by side on a phone (each takes the full width
+#: otherwise), so that a tab's main button is reached with less scrolling.
+PHONE_PAIR = "phone-pair"
 APP_CSS = f"""
 .{TOKEN_STREAM} .textfield {{ gap: 0 !important; row-gap: 2px !important; }}
 .{TOKEN_STREAM} .token-container {{ margin: 0 !important; padding: 0 !important; }}
@@ -46,7 +49,18 @@ th, th .header {{ word-break: keep-all !important; overflow-wrap: normal !import
    and a table keeps columns wide enough for a word and scrolls sideways in its box. */
 @media (max-width: 640px) {{
   .row > *, .form > * {{ min-width: 100% !important; }}
+  /* ... except two short controls marked as a pair, which share a line: the main button comes up */
+  .row.{PHONE_PAIR} > *, .row.{PHONE_PAIR} > .form > * {{ min-width: 40% !important; flex: 1 1 40% !important; }}
+  .row.{PHONE_PAIR} > .form {{ flex-direction: row !important; flex-wrap: wrap !important; }}
+  /* example thumbnails: four to a line */
+  .gallery-item .container.gallery {{ width: 64px !important; height: 40px !important; }}
   .table-wrap th, .table-wrap td {{ min-width: 5.5em !important; max-width: none !important; }}
+  /* the code tab's ranking table: its body cells (drawn apart from the header, with the header's
+     percentage widths of a phone-wide table: "y e s") and its headers get the same widths in em */
+  #codeprm-rank-table th, #codeprm-rank-table .body-cell {{ width: 7.5em !important; min-width: 7.5em !important;
+    max-width: 7.5em !important; flex: 0 0 7.5em !important; }}
+  #codeprm-rank-table th:last-child, #codeprm-rank-table .body-cell:last-child {{ width: 18em !important;
+    min-width: 18em !important; max-width: 18em !important; flex: 0 0 18em !important; }}
   .prose table {{ display: block; overflow-x: auto; }}
 }}
 """
@@ -214,3 +228,20 @@ def name_example_buttons(elem_id: str, names: list[str], what: str) -> None:
         "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
     ) % (json.dumps(list(names)), json.dumps(what), json.dumps(elem_id))
     gr.HTML("", js_on_load=script, elem_classes=["example-names"], padding=False, container=False)
+
+
+def describe_code_editors(names: dict[str, str], hint_id: str) -> None:
+    """Name each ``gr.Code`` editor (by its ``elem_id``) for screen readers and point its description at
+    the visible element ``hint_id`` (how to leave it from the keyboard): Gradio labels every editor
+    "Code input container", and in one, Tab indents instead of moving on."""
+    import json
+
+    script = (
+        "const names = %s, hint = %s;"
+        "const name = () => { for (const [id, n] of Object.entries(names)) {"
+        "  const ed = document.querySelector('#' + id + ' .cm-content'); if (!ed) continue;"
+        "  if (ed.getAttribute('aria-label') !== n) ed.setAttribute('aria-label', n);"
+        "  if (ed.getAttribute('aria-describedby') !== hint) ed.setAttribute('aria-describedby', hint); } };"
+        "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
+    ) % (json.dumps(names), json.dumps(hint_id))
+    gr.HTML("", js_on_load=script, padding=False, container=False)

@@ -21,6 +21,7 @@ import numpy as np
 
 from demos import notes
 from demos.ui import (
+    PHONE_PAIR,
     choice,
     clear_on_error,
     friendly_errors,
@@ -85,11 +86,24 @@ def _size(image) -> tuple[int, int]:
     return w, h
 
 
-def new_panorama(image, bits_label: str):
+def new_panorama(image, bits_label: str, upload=None):
     """A new prepared panorama (an example, an upload, a pad or resize, or none after a bad upload):
     the results of an earlier one go (watermarked image, its line, difference map, bits, verdict, sweep),
-    and the lines under Embed and the sweep button state the waits for this one."""
-    return None, embed_wait(image, bits_label), None, None, "", None, sweep_wait(image)
+    and the lines under Embed and the sweep button state the waits for this one. The prepared panorama
+    shows only where it differs in size from the upload (padded, resized, downscaled or turned
+    upright): otherwise it repeats the upload box and pushes Embed down on a phone."""
+    return (None, embed_wait(image, bits_label), None, None, "", None, sweep_wait(image),
+            gr.update(visible=_differs(image, upload)))
+
+
+def _differs(image, upload) -> bool:
+    """Whether the prepared panorama differs in size from the uploaded file (False without one)."""
+    if image is None or (isinstance(image, str) and not image) or not upload:
+        return False
+    try:
+        return _size(image) != _size(upload)
+    except Exception:  # noqa: BLE001 - an unreadable upload: show what was prepared
+        return True
 
 
 def capacity_changed(image, bits_label: str, marked):
@@ -435,7 +449,8 @@ def build() -> None:
             fit = gr.Radio(["refuse", "pad", "resize"], value="refuse", label="If it is not 2:1")
             load_info = gr.Markdown(render=False)
             panorama = gr.Image(type="filepath", image_mode=None, format="png",
-                                label="Prepared panorama (input to Embed)", interactive=False, render=False)
+                                label="Prepared panorama (input to Embed)", interactive=False, render=False,
+                                visible=False)
             # an example loads by its own click event: the upload box's change event fires twice when
             # a new file replaces the old one, and so did the toast of a bad upload
             gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples",
@@ -443,9 +458,8 @@ def build() -> None:
                         api_visibility="private", elem_id="wm-examples")
             load_info.render()
             panorama.render()
-            diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
         with gr.Column():
-            with gr.Row():  # side by side: the watermarked image below Embed stays in view
+            with gr.Row(elem_classes=[PHONE_PAIR]):  # side by side: the result below Embed stays in view
                 key = gr.Textbox(label="Secret key", type="password", value="demo-key")
                 mode = gr.Radio(["text", "random bits"], value="text", label="Message")
             message = gr.Textbox(label=f"Text (UTF-8; {text_capacity(TIERS[0])} bytes in {TIERS[0]}-bit mode, "
@@ -457,6 +471,7 @@ def build() -> None:
             embed_info = gr.Markdown(FIRST_WAIT)
             marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)",
                               interactive=False)
+            diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
     gr.Markdown("#### Rotate and attack")
     with gr.Row():
         yaw = gr.Slider(-180, 180, value=0, step=0.1, label="yaw (deg)")
@@ -487,8 +502,8 @@ def build() -> None:
     upload.change(source_name, upload, source, queue=False, api_visibility="private")
     # a new panorama (or none after a bad upload): no result of an earlier one stays, and the waits
     # under Embed and the sweep button are this one's
-    panorama.change(new_panorama, [panorama, bits_label],
-                    [marked, embed_info, diff, embedded_bits, verify_info, sweep_plot, sweep_info],
+    panorama.change(new_panorama, [panorama, bits_label, upload],
+                    [marked, embed_info, diff, embedded_bits, verify_info, sweep_plot, sweep_info, panorama],
                     api_visibility="private")
     bits_label.change(capacity_changed, [panorama, bits_label, marked], embed_info, api_visibility="private")
     # one embed at a time per page: while one runs the button is disabled and says so, so that a

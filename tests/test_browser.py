@@ -642,3 +642,94 @@ def test_watermark_results_follow_the_panorama_and_a_padded_flat_image_is_refuse
     finally:
         _close_toasts(page)
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_code_tab_keyboard_words_and_plot(page, artifacts_dir):
+    """Issue #48 items 6, 9 and 10 on the code tab, at 1400 x 1000:
+    - the code editors say how to leave them (Escape, then Tab) and do let focus go that way;
+    - the examples dropdown no longer names the example once the code is edited;
+    - the step-risk plot's toolbar sits above the axes, not on their corner;
+    - the ranking says why its first candidate is first."""
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Code security stepping")
+        hint = page.get_by_text("press Escape, then Tab")
+        hint.first.wait_for(timeout=30_000)
+        for name in ("Python code", "Prefix", "Candidates"):
+            editor = page.get_by_role("textbox", name=name, exact=True)
+            assert editor.count() == 1, name
+            assert "Escape, then Tab" in editor.evaluate(
+                "e => (document.getElementById(e.getAttribute('aria-describedby')) || {}).textContent || ''"), name
+        dropdown = page.get_by_label("Examples (vulnerable / fixed pairs)")
+        assert dropdown.input_value() == "CWE-78 vulnerable"
+        editor = page.get_by_role("textbox", name="Python code", exact=True)
+        editor.click()
+        page.keyboard.press("Tab")                                    # indents: the focus stays
+        assert page.evaluate("() => !!document.activeElement.closest('.cm-editor')")
+        page.keyboard.press("Escape")
+        page.keyboard.press("Tab")
+        assert not page.evaluate("() => !!document.activeElement.closest('.cm-editor')")
+        # an edit (that indent, then a line typed into another example): the dropdown names no example
+        empty = ("() => { const i = [...document.querySelectorAll('input')].find(e => e.getAttribute('aria-label') "
+                 "=== 'Examples (vulnerable / fixed pairs)'); return i && i.value === ''; }")
+        page.wait_for_function(empty, timeout=30_000)
+        dropdown.click()
+        page.get_by_role("option", name="CWE-89 vulnerable").click()
+        page.get_by_text("SELECT").first.wait_for(timeout=30_000)
+        assert dropdown.input_value() == "CWE-89 vulnerable"
+        editor.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type("\nprint('edited')")
+        page.wait_for_function(empty, timeout=30_000)
+        assert "print('edited')" in editor.inner_text()            # the edit stays
+        # the plot: nothing over its axes
+        page.get_by_role("button", name="Scan", exact=True).click()
+        page.locator("#codeprm-step-plot img").first.wait_for(timeout=120_000)
+        from demos.codeprm import PLOT_TOOLBAR_MARGIN
+
+        page.locator("#codeprm-step-plot").hover()
+        page.wait_for_timeout(500)
+        img, over = _covering_boxes(page, "codeprm-step-plot")
+        free = img["top"] + PLOT_TOOLBAR_MARGIN * img["h"] / img["nh"]
+        page.screenshot(path=str(artifacts_dir / "codeprm_plot_toolbar.png"))
+        for box in over:
+            assert not (box["bottom"] > free and box["top"] < img["bottom"] and box["right"] > img["left"]
+                        and box["left"] < img["right"]), (box, img, free)
+        # the ranking's reason
+        page.get_by_role("button", name="Rank", exact=True).click()
+        why = page.get_by_text(re.compile(r"Candidate \d ranks first: .*\d\.\d\d.* candidate \d"))
+        why.first.wait_for(timeout=120_000)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_phone_rank_table_cells_and_main_buttons_within_reach(page, artifacts_dir):
+    """Issue #48 item 7, at 390 x 844: the rank table's body cells broke one letter per line ("y e s",
+    "0 . 0 2 1"), and Embed and Run sat about two screens down. Every one-word cell is one line, and
+    both buttons start within 1.6 screens of the top."""
+    _fresh(page, 390, 844)
+    try:
+        _open_tab(page, "Panorama watermark")
+        page.get_by_role("button", name="Example panorama: forest").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        for tab, button in (("Panorama watermark", "Embed"), ("Dueling bandits", "Run")):
+            _open_tab(page, tab)
+            page.wait_for_timeout(800)
+            top = page.get_by_role("button", name=button, exact=True).evaluate(
+                "e => e.getBoundingClientRect().top + window.scrollY")
+            assert top < 1.6 * 844, (tab, top)
+        _open_tab(page, "Code security stepping")
+        page.get_by_role("button", name="Rank", exact=True).click()
+        page.get_by_text(re.compile(r"Candidate \d ranks first")).first.wait_for(timeout=120_000)
+        page.locator("#codeprm-rank-table").scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        cells = page.evaluate("""() => [...document.querySelectorAll('#codeprm-rank-table .body-cell')]
+            .filter(c => c.offsetParent && /^\\S{1,12}$/.test(c.textContent.trim()))
+            .map(c => { const s = c.querySelector('span') || c, lh = parseFloat(getComputedStyle(s).lineHeight) || 20;
+                        return [c.textContent.trim(), s.getBoundingClientRect().height, lh]; })""")
+        page.screenshot(path=str(artifacts_dir / "phone_rank_table.png"))
+        assert len(cells) >= 9, cells
+        broken = [c for c in cells if c[1] > 1.5 * c[2]]
+        assert not broken, broken
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
