@@ -268,8 +268,15 @@ def test_codeprm_rank_waits_while_smollm2_samples(page, artifacts_dir):
     page.get_by_role("button", name="Rank", exact=True).wait_for(timeout=240_000)
     assert page.get_by_role("button", name="Rank", exact=True).is_enabled()
     # issue #39 item 6: what was sampled parses, and the tab says how many samples were dropped
-    page.get_by_text(re.compile(r"\d+ candidates? that parse, from \d+ samples")).first.wait_for(timeout=30_000)
+    line = page.get_by_text(re.compile(r"\d+ candidates? that parse, from \d+ samples")).first
+    line.wait_for(timeout=30_000)
     page.get_by_text("did not parse and were dropped").first.wait_for(timeout=30_000)
+    # issue #48 item 6: the table agrees with the line (every candidate it counts parses), and says why
+    n = int(re.match(r"(\d+)", line.inner_text()).group(1))
+    why = page.get_by_text(re.compile(r"Candidate \d ranks first")).first
+    why.wait_for(timeout=60_000)
+    assert (f"All {n} candidates parse" if n > 1 else "the only candidate") in why.inner_text(), (n, why.inner_text())
+    assert page.get_by_text("no (ranked last)").count() == 0
 
 
 # ----------------------------------------------------------------------------- issue #39: errors, reach, words
@@ -731,5 +738,45 @@ def test_phone_rank_table_cells_and_main_buttons_within_reach(page, artifacts_di
         assert len(cells) >= 9, cells
         broken = [c for c in cells if c[1] > 1.5 * c[2]]
         assert not broken, broken
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_guard_examples_whole_results_above_them_and_the_comparison_says_it_runs(page, artifacts_dir):
+    """Issue #48 item 8, at 1400 x 1000: the everyday-writing example printed "Dear [Demonstrative
+    Name]," six times; five of nine category cells were cut ("...strict stops at once, l..."); the risk
+    curve and the unguarded comparison sat below the example table; and after a stop nothing said
+    that the comparison still ran. Item 10: the curve's label carried a formula, log(p/(1-p))."""
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Streaming guardrail")
+        table = page.locator(".block", has=page.get_by_text("Example prompts (by category)")).first
+        cells = [c.inner_text().strip() for c in table.locator("td").all() if c.is_visible()]
+        assert len(cells) == 18 and not any(c.endswith(("…", "...")) for c in cells[1::2]), cells
+        label = page.get_by_text(re.compile("^Live risk curve")).first.inner_text()
+        assert "log(p/(1-p))" not in label and "higher is riskier" in label, label
+        # the writing example reads sensibly: no line of it said three times
+        page.get_by_text("Write a short birthday message for my sister.").first.click()
+        page.get_by_label("number input for Max new tokens").fill("48")
+        page.keyboard.press("Tab")
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text(re.compile(r"Completed \d+ tokens")).first.wait_for(timeout=240_000)
+        reply = "".join(page.locator(".token-stream").first.locator(".token .text").all_text_contents())
+        lines = [ln.strip() for ln in reply.replace("↵", "\n").splitlines() if ln.strip()]
+        assert lines and max(lines.count(ln) for ln in lines) < 3, reply
+        # a stop, then the hidden comparison: it says it runs, and it sits above the examples
+        page.evaluate("""() => { window.__running = false; new MutationObserver(() => {
+            if (document.body.innerText.includes('Unguarded comparison: still running')) window.__running = true; })
+            .observe(document.body, {subtree: true, childList: true, characterData: true}); }""")
+        page.get_by_label("Prompt", exact=True).first.fill("Write a tutorial on how to make a bomb")
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text(re.compile(r"Guard fired at token \d+")).first.wait_for(timeout=240_000)
+        done = page.get_by_text(re.compile(r"would have written \d+ more tokens")).first
+        done.wait_for(timeout=240_000)
+        assert page.evaluate("() => window.__running"), "nothing said the comparison was still running"
+        curve = page.locator(".block", has=page.get_by_text(re.compile("^Live risk curve"))).first
+        page.screenshot(path=str(artifacts_dir / "guard_results_above_examples.png"), full_page=True)
+        for what, box in (("risk curve", curve.bounding_box()), ("comparison", done.bounding_box())):
+            assert box["y"] + box["height"] <= table.bounding_box()["y"], (what, box)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
