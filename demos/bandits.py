@@ -107,14 +107,25 @@ def regret_plot(result) -> Image.Image:
     cfg = result.config
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret (utility units)")
-    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
-    ax.set_title(f"Cumulative regret (mean, band +/-1 std)\n{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, "
-                 f"phi={cfg.phi if cfg.post_serving else '-'}, delay={delay}, "
-                 f"C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, mode={cfg.mode}",
-                 fontsize=9, loc="left")
+    ax.set_title(plot_title(cfg), fontsize=9, loc="left")
     ax.grid(alpha=0.3)
     _outside_legend(ax)
     return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
+
+
+def plot_title(cfg: SimConfig) -> str:
+    """The regret plot's title: what was run, in the tab's words (no "phi=-" where there is no
+    post-serving context, no "1 seeds")."""
+    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
+    context = f"post-serving context phi = {cfg.phi}" if cfg.post_serving else "no post-serving context"
+    return (f"Cumulative regret (mean, band +/-1 std)\n{_count(cfg.n_seeds, 'seed')}, d={cfg.d}, K={cfg.K}, "
+            f"{context}, delay {delay}, C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, "
+            f"mode {cfg.mode}")
+
+
+def _count(n: int, what: str) -> str:
+    """"1 seed", "5 seeds"."""
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _with_toolbar_room(path) -> Image.Image:
@@ -191,8 +202,8 @@ def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, del
 
 def _summary(res) -> str:
     cfg = res.config
-    lines = [(f"**{res.seconds:.1f} s** for {len(res.regret)} algorithms x {cfg.n_seeds} seeds x "
-              f"{cfg.T} rounds (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}."),
+    lines = [(f"**{res.seconds:.1f} s** for {_count(len(res.regret), 'algorithm')} x {_count(cfg.n_seeds, 'seed')} x "
+              f"{_count(cfg.T, 'round')} (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}."),
              "",
              ("| algorithm | outcomes flipped (mean per seed) | delay applied (rounds, total) | "
               "mean delay per sample (rounds) | RCDP-UCB mean weight omega |"),

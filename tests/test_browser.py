@@ -780,3 +780,37 @@ def test_guard_examples_whole_results_above_them_and_the_comparison_says_it_runs
             assert box["y"] + box["height"] <= table.bounding_box()["y"], (what, box)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_words_a_person_reads(page, artifacts_dir):
+    """Issue #48 item 10: "1 algorithms" in the bandit summary, "1e+09" in a message, and "How it
+    works" pages that read like developer notes and gave another parameter count than the guard
+    tab's Advanced section."""
+    _reload(page)
+    _open_tab(page, "Dueling bandits")
+    for name in ("RCDB", "CoLSTIM", "MaxInP", "MaxPairUCB"):
+        page.get_by_label(name, exact=True).uncheck()
+    page.get_by_label("T (rounds)").fill("100")
+    page.get_by_label(re.compile("^seeds")).fill("1")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("p", has_text="1 algorithm x 1 seed x 100 rounds").first.wait_for(timeout=180_000)
+    page.get_by_label("T (rounds)").fill("2000000000")
+    page.get_by_role("button", name="Run", exact=True).click()
+    toast = _new_toast(page, "T \\(rounds\\)")
+    assert "e+" not in toast and "1,000,000,000" in toast and "2,000,000,000" in toast, toast
+    _close_toasts(page)
+    # the guard's page: for a person, and the head's size the Advanced section gives
+    _open_tab(page, "Streaming guardrail")
+    _in_advanced(page, "every token")                               # opens the Advanced section
+    size = re.search(r"A ([\d.]+) M-parameter", page.locator("body").inner_text()).group(1)
+    link = page.get_by_role("link", name="How it works").locator("visible=true").first
+    with page.context.expect_page() as opened:
+        link.click()
+    notes_page = opened.value
+    notes_page.get_by_text("Back to the app").wait_for(timeout=60_000)
+    body = notes_page.inner_text("body")
+    code_blocks = notes_page.locator("pre").count()
+    notes_page.screenshot(path=str(artifacts_dir / "notes_guardrail.png"), full_page=True)
+    notes_page.close()
+    assert f"{size} M parameters" in body, (size, body[:2000])
+    assert code_blocks == 0 and "From Python" not in body and "How to use it" in body
