@@ -242,11 +242,11 @@ def do_embed(image, key: str, mode: str, message: str, bits_label: str, source: 
     try:
         yield from _embed_steps(image, key, mode, message, bits_label, source)
     except Exception:
-        yield None, _wait_or_blank(image, bits_label), None, None
+        yield None, _wait_line(image, bits_label), None, None
         raise
 
 
-def _wait_or_blank(image, bits_label) -> str:
+def _wait_line(image, bits_label) -> str:
     """The wait line for ``image``, or the first wait when the image cannot be read."""
     try:
         return embed_wait(image, bits_label)

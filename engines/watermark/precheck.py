@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.common.threads import torch_threads
 from engines.watermark.carriers import check_size, get_verifier
 from engines.watermark.config import WatermarkConfig
 from engines.watermark.errors import EmbedError, ImageFormatError
@@ -92,7 +93,8 @@ def check_embeddable(image: np.ndarray, key: str, config: WatermarkConfig | None
     if float(lum.max() - lum.min()) < 1.0:
         raise EmbedError("this image cannot hold a watermark: it is flat (one brightness everywhere). "
                          "Use a photograph")
-    move = float(np.median(carrier_moves(image, key, cfg)))
+    with torch_threads(cfg.torch_threads):  # as the embed runs: on a shared 2-core machine one thread is faster
+        move = float(np.median(carrier_moves(image, key, cfg)))
     if move > UNSTABLE * cfg.margin:
         raise EmbedError(
             "this image cannot hold a watermark: it is nearly flat (like a flat picture padded with black "
