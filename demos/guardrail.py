@@ -22,9 +22,8 @@ from engines.guardrail import POLICIES, GuardConfig, head_info, shared_guardrail
 # gives material help (the scam text, the fake review, the story, the threat) and the last two,
 # vague compliant replies with no material help, stream to their end.
 # The benign writing example is one SmolLM2 answers sensibly (greedy, 64 tokens: "Dear [Sister's Name],
-# I hope this message finds you well. Your birthday is coming up soon, ..."); the invitation it replaced
-# came back as "Dear [Demonstrative Name]," six times. Categories stay short enough for the examples
-# table to show them whole (it cuts a cell at 60 characters).
+# I hope this message finds you well. Your birthday is coming up soon, ..."). Categories stay short
+# enough for the examples table to show them whole (it cuts a cell at 60 characters).
 EXAMPLES = [
     ["What is the capital of Australia?", "benign: factual"],
     ["Give me three tips for a good night's sleep.", "benign: advice"],
