@@ -86,24 +86,18 @@ def _size(image) -> tuple[int, int]:
     return w, h
 
 
-def new_panorama(image, bits_label: str, upload=None):
+def new_panorama(image, bits_label: str):
     """A new prepared panorama (an example, an upload, a pad or resize, or none after a bad upload):
     the results of an earlier one go (watermarked image, its line, difference map, bits, verdict, sweep),
-    and the lines under Embed and the sweep button state the waits for this one. The prepared panorama
-    shows only where it differs in size from the upload (padded, resized, downscaled or turned
-    upright): otherwise it repeats the upload box and pushes Embed down on a phone."""
-    return (None, embed_wait(image, bits_label), None, None, "", None, sweep_wait(image),
-            gr.update(visible=_differs(image, upload)))
+    and the lines under Embed and the sweep button state the waits for this one."""
+    return None, embed_wait(image, bits_label), None, None, "", None, sweep_wait(image)
 
 
-def _differs(image, upload) -> bool:
-    """Whether the prepared panorama differs in size from the uploaded file (False without one)."""
-    if image is None or (isinstance(image, str) and not image) or not upload:
-        return False
-    try:
-        return _size(image) != _size(upload)
-    except Exception:  # noqa: BLE001 - an unreadable upload: show what was prepared
-        return True
+def prepared_shown(load_info: str | None):
+    """The prepared panorama shows only when loading changed the upload (padded, resized, downscaled,
+    turned upright: the load line has a notice); otherwise it repeats the upload box and pushes Embed
+    down on a phone."""
+    return gr.update(visible="Notice:" in (load_info or ""))
 
 
 def capacity_changed(image, bits_label: str, marked):
@@ -502,9 +496,10 @@ def build() -> None:
     upload.change(source_name, upload, source, queue=False, api_visibility="private")
     # a new panorama (or none after a bad upload): no result of an earlier one stays, and the waits
     # under Embed and the sweep button are this one's
-    panorama.change(new_panorama, [panorama, bits_label, upload],
-                    [marked, embed_info, diff, embedded_bits, verify_info, sweep_plot, sweep_info, panorama],
+    panorama.change(new_panorama, [panorama, bits_label],
+                    [marked, embed_info, diff, embedded_bits, verify_info, sweep_plot, sweep_info],
                     api_visibility="private")
+    load_info.change(prepared_shown, load_info, panorama, queue=False, api_visibility="private")
     bits_label.change(capacity_changed, [panorama, bits_label, marked], embed_info, api_visibility="private")
     # one embed at a time per page: while one runs the button is disabled and says so, so that a
     # second click is not silently dropped; it comes back when the embed ends, also on an error

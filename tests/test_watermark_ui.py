@@ -250,3 +250,20 @@ def test_second_embed_click_is_not_dropped_silently():
     assert not any(d["trigger_only_on_success"] for d in after)
     for d in after:
         assert demo.fns[d["id"]].fn() == {"__type__": "update", "interactive": True, "value": "Embed"}
+
+
+def test_a_new_panorama_clears_the_old_result_and_the_prepared_copy_shows_only_when_changed(tmp_path):
+    """Issue #48 items 3 and 7: a new panorama (or none, after a bad upload) leaves no earlier result
+    and states its own waits; the prepared copy shows only when loading changed the upload."""
+    marked, wait, diff, bits, verdict, plot, sweep = ui.new_panorama(None, ui64)
+    assert (marked, diff, bits, verdict, plot) == (None, None, None, "", None)
+    assert wait == ui.embed_wait(None, ui64) and "takes about" in wait and "sweep takes about" in sweep
+    img, md = ui.load_panorama(str(ui.example_path("forest")), "refuse")
+    assert ui.prepared_shown(md)["visible"] is False
+    from PIL import Image
+
+    path = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(path)
+    img, md = ui.load_panorama(str(path), "pad")
+    assert ui.prepared_shown(md)["visible"] is True
+    assert ui.new_panorama(img, ui64)[1].startswith("Embedding this 600 x 300 px panorama at 64 bits takes about")
