@@ -192,8 +192,8 @@ KEYS_HINT = "Keyboard: in a code box Tab indents; to move on, press Escape, then
 
 #: The examples dropdown after the code is edited (run in the browser): emptied once the code is no
 #: longer the named example (the editor may drop a last line end, so ends are trimmed).
-_EXAMPLE_AFTER_EDIT_JS = ("(name, code) => { const ex = %s; return name && (ex[name] || '').trim() !== (code || '').trim() "
-                          "? null : name; }" % json.dumps(_EXAMPLES))
+_EXAMPLE_AFTER_EDIT_JS = ("(name, code) => { const ex = " + json.dumps(_EXAMPLES) + "; return name && (ex[name] || '')"
+                          ".trim() !== (code || '').trim() ? null : name; }")
 
 
 def _cleared(message: str):

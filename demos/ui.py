@@ -220,13 +220,13 @@ def name_example_buttons(elem_id: str, names: list[str], what: str) -> None:
     import json
 
     script = (
-        "const names = %s, what = %s;"
-        "const name = () => { const box = document.getElementById(%s); if (!box) return;"
+        f"const names = {json.dumps(list(names))}, what = {json.dumps(what)};"
+        f"const name = () => {{ const box = document.getElementById({json.dumps(elem_id)}); if (!box) return;"
         "  box.querySelectorAll('button.gallery-item').forEach((b, i) => { if (i < names.length) {"
         "    const n = what + ': ' + names[i]; if (b.getAttribute('aria-label') !== n) b.setAttribute('aria-label', n);"
         "    const img = b.querySelector('img'); if (img && img.alt !== names[i]) img.alt = names[i]; } }); };"
         "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
-    ) % (json.dumps(list(names)), json.dumps(what), json.dumps(elem_id))
+    )
     gr.HTML("", js_on_load=script, elem_classes=["example-names"], padding=False, container=False)
 
 
@@ -237,11 +237,11 @@ def describe_code_editors(names: dict[str, str], hint_id: str) -> None:
     import json
 
     script = (
-        "const names = %s, hint = %s;"
+        f"const names = {json.dumps(names)}, hint = {json.dumps(hint_id)};"
         "const name = () => { for (const [id, n] of Object.entries(names)) {"
         "  const ed = document.querySelector('#' + id + ' .cm-content'); if (!ed) continue;"
         "  if (ed.getAttribute('aria-label') !== n) ed.setAttribute('aria-label', n);"
         "  if (ed.getAttribute('aria-describedby') !== hint) ed.setAttribute('aria-describedby', hint); } };"
         "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
-    ) % (json.dumps(names), json.dumps(hint_id))
+    )
     gr.HTML("", js_on_load=script, padding=False, container=False)
