@@ -17,10 +17,11 @@ from engines.codeprm.engine import (
     default_prm,
 )
 from engines.codeprm.examples import examples
-from engines.codeprm.findings import CWE_INFO, Finding
+from engines.codeprm.findings import CWE_INFO, Failure, Finding, Trace
 from engines.codeprm.ranking import explain_ranking
 from engines.codeprm.sampling import sample_candidates
 from engines.codeprm.sarif import to_sarif
+from engines.codeprm.source import Source, decode
 from engines.codeprm.steps import Span, split_steps
 
 __all__ = [
@@ -28,13 +29,17 @@ __all__ = [
     "CodePRM",
     "CodeTooLarge",
     "EmptyCode",
+    "Failure",
     "Finding",
     "NotPython",
     "PRMConfig",
     "ScanResult",
+    "Source",
     "Span",
     "StepResult",
+    "Trace",
     "aggregate",
+    "decode",
     "default_prm",
     "examples",
     "explain_ranking",
