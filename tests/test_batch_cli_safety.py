@@ -357,7 +357,7 @@ def test_sigterm_from_outside_ends_embed_in_one_line(tmp_path):
 
 # ---------------------------------------------------------------------------------- sweep cost
 @pytest.mark.parametrize("flags, message", [
-    (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10000 \(got 1e\+09\)"),
+    (["--seeds", "1000000000"], r"error: seeds \(independent runs\) must be between 1 and 10,000 \(got 1,000,000,000\)"),
     (["--seeds", "1", "--T", "1000000000"],
      r"error: a block \(corruption_budget=0, 1 seed\) is refused: this run would hold about [\d,]+ MB of arrays .*"),
     (["--seeds", "10000", "--T", "50000"], (r"error: this sweep would take about [\d,.]+ h of CPU here \(cap "
