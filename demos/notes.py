@@ -55,9 +55,32 @@ def text(engine: str) -> str:
     return _IMAGE.sub(lambda m: f"*(figure: {m.group(1)}, `{m.group(2)}` in the repository)*", body)
 
 
+def parts(engine: str) -> list[tuple[str, str]]:
+    """The page as a sequence of ("markdown", text) and ("figure", path under docs/ | caption) parts: a
+    figure the repository holds is shown as an image, in its place in the text."""
+    body = (REPO_ROOT / "docs" / NOTES[engine][1]).read_text(encoding="utf-8")
+    for key, value in facts(engine).items():
+        body = body.replace("{" + key + "}", value)
+    out, at = [], 0
+    for m in _IMAGE.finditer(body):
+        if (REPO_ROOT / "docs" / m.group(2)).is_file():
+            out.append(("markdown", body[at:m.start()]))
+            out.append(("figure", f"{m.group(2)}|{m.group(1)}"))
+            at = m.end()
+    out.append(("markdown", body[at:]))
+    return [(k, v) for k, v in out if v.strip()]
+
+
 def add_pages(demo: gr.Blocks) -> None:
     """Add one page per engine to ``demo`` (call after its ``with`` block); none shows in a navbar."""
     for engine, (title, _) in NOTES.items():
         with demo.route(title, route(engine), show_in_navbar=False):
             gr.Navbar(visible="hidden")
-            gr.Markdown(f"[Back to the app](./)\n\n{text(engine)}")
+            gr.Markdown("[Back to the app](./)")
+            for kind, value in parts(engine):
+                if kind == "markdown":
+                    gr.Markdown(value)
+                else:
+                    path, caption = value.split("|", 1)
+                    gr.Image(str(REPO_ROOT / "docs" / path), label=caption, interactive=False, alt_text=caption,
+                             buttons=[])
