@@ -100,12 +100,13 @@ def _frame(centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return e1, np.cross(c, e1)
 
 
-def _directions(height: int, width: int) -> np.ndarray:
-    theta = (np.arange(height) + 0.5) * np.pi / height
+def _directions(height: int, width: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+    """Unit vectors of the pixel centres of an ``height x width`` panorama (rows ``rows[0]:rows[1]``)."""
+    theta = (np.arange(*(rows or (0, height))) + 0.5) * np.pi / height
     phi = (np.arange(width) + 0.5) * 2 * np.pi / width
     st = np.sin(theta)[:, None]
     return np.stack([st * np.cos(phi)[None], st * np.sin(phi)[None],
-                     np.broadcast_to(np.cos(theta)[:, None], (height, width))], axis=-1)
+                     np.broadcast_to(np.cos(theta)[:, None], (len(theta), width))], axis=-1)
 
 
 def _to_angles(xyz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -151,19 +152,23 @@ def fill_cap(lum: np.ndarray, cap: Cap, n_az: int = 256) -> np.ndarray:
     b = sample_equirect(lum, theta, phi, "bilinear")
     coef = np.fft.rfft(b) / n_az
     coef[1:] *= 2.0  # f = Re sum_m coef_m z^m
-    xyz = _directions(h, w)
+    out = lum.astype(np.float64).copy()
+    lat = math.acos(max(-1.0, min(1.0, c[2])))  # polar angle of the centre
+    r0 = max(0, int(math.floor((lat - rho) / math.pi * h)))  # only the rows the cap can reach
+    r1 = min(h, int(math.ceil((lat + rho) / math.pi * h)) + 1)
+    xyz = _directions(h, w, (r0, r1))
     d = np.arccos(np.clip(xyz @ c, -1, 1))
     inside = d < rho
     if not inside.any():
-        return lum.copy()
+        return out
     p = xyz[inside]
     r = np.tan(d[inside] / 2) / math.tan(rho / 2)
     z = r * np.exp(1j * np.arctan2(p @ e2, p @ e1))
     acc = np.zeros(len(z), np.complex128)
     for cm in coef[::-1]:  # Horner
         acc = acc * z + cm
-    out = lum.astype(np.float64).copy()
-    out[inside] = acc.real
+    band = out[r0:r1]
+    band[inside] = acc.real
     return out
 
 
@@ -402,7 +407,7 @@ def find_caps(image: np.ndarray, margin: float = 2.0) -> list[Cap]:
     """
     small = _box(image, 256)
     mid = _box(image, 512)
-    radii = np.arange(RADII[0] + 1.0, RADII[1] + 1e-9, 3.0)
+    radii = np.arange(RADII[0], RADII[1] + 1e-9, 2.0)
     votes = _hough(small, mid, radii)
     votes = (votes / (votes.mean(axis=1, keepdims=True) + 1e-9)).ravel()  # against chance at each radius
     centres = _cube_centres(32)
