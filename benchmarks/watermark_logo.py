@@ -87,7 +87,7 @@ def conditions() -> dict:
     from engines.watermark.attacks import jpeg, logo_patch, sharing_chain
     from engines.watermark.projections import cubemap_round_trip
 
-    j75 = lambda x: jpeg(x, 75)  # noqa: E731
+    j75 = lambda x: jpeg(x, 75)
     out = {"rotation": (None, lambda x: x), "rotation + JPEG 75": (None, j75),
            "rotation + cubemap": (None, cubemap_round_trip)}
     for s in SIZES:

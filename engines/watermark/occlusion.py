@@ -154,8 +154,8 @@ def fill_cap(lum: np.ndarray, cap: Cap, n_az: int = 256) -> np.ndarray:
     coef[1:] *= 2.0  # f = Re sum_m coef_m z^m
     out = lum.astype(np.float64).copy()
     lat = math.acos(max(-1.0, min(1.0, c[2])))  # polar angle of the centre
-    r0 = max(0, int(math.floor((lat - rho) / math.pi * h)))  # only the rows the cap can reach
-    r1 = min(h, int(math.ceil((lat + rho) / math.pi * h)) + 1)
+    r0 = max(0, math.floor((lat - rho) / math.pi * h))  # only the rows the cap can reach
+    r1 = min(h, math.ceil((lat + rho) / math.pi * h) + 1)
     xyz = _directions(h, w, (r0, r1))
     d = np.arccos(np.clip(xyz @ c, -1, 1))
     inside = d < rho
@@ -313,7 +313,7 @@ def _centre(img: np.ndarray, c: np.ndarray, rho: float, n_az: int = 48, reach: f
     radii, p = seen if seen is not None else (r[0] for r in _profiles_around(img, [c], [rho], n_az))
     d = _edges(p)
     mid = radii[2:-2]
-    k_gap = int(round(GAP / 0.5))
+    k_gap = round(GAP / 0.5)
     inside = np.full(d.shape, np.inf)
     n_r = p.shape[1]
     inside[:, k_gap:] = _dist(p[:, 2:n_r - 2 - k_gap], p[:, :n_r - 4 - k_gap])  # over the degree inside
@@ -370,7 +370,7 @@ def _test_cap(img: np.ndarray, c: np.ndarray, n_az: int = 72) -> tuple[float, fl
     strong = np.quantile(d, 1.0 - EDGE, axis=0)  # the step that EDGE of the rays exceed
     peaks = [k for k in range(1, len(mid) - 1) if strong[k] >= STEP and strong[k] >= strong[k - 1]
              and strong[k] >= strong[k + 1] and RADII[0] <= mid[k] <= RADII[1]]
-    k_gap = int(round(GAP / 0.5))
+    k_gap = round(GAP / 0.5)
     for k in sorted(peaks, reverse=True):
         edge = _peaks(d, mid, np.abs(mid - mid[k]) <= 1.5)  # each ray's edge near this circle
         r = float(np.median(edge))
