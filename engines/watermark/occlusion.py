@@ -241,8 +241,8 @@ def _cube_centres(n: int) -> np.ndarray:
 
 def _hough(small: np.ndarray, fine: np.ndarray, radii: np.ndarray, n: int = 32) -> np.ndarray:
     """Circle votes on the sphere: every edge of ``small`` (``H x W x C``; colour edges count) that has
-    a flat side (one colour from one to two degrees off the edge, read on the finer copy ``fine``)
-    votes for the points ``rho`` away on that side, for each radius (a disc's edge always has its rim
+    a flat side (one colour from one to two degrees off the edge, next to the step across it, read
+    on the finer copy ``fine``) votes for the points ``rho`` away on that side, for each radius (a disc's edge always has its rim
     of one colour on the inside); ``(len(radii), 6 n^2)`` votes, weighted by pixel area, per unit of
     circumference."""
     h, w = small.shape[:2]
@@ -261,10 +261,11 @@ def _hough(small: np.ndarray, fine: np.ndarray, radii: np.ndarray, n: int = 32) 
     e_p = np.stack([-np.sin(ph), np.cos(ph), np.zeros_like(ph)], -1)
     g = np.cos(ang[ii, jj])[:, None] * e_t + np.sin(ang[ii, jj])[:, None] * e_p
     votes = np.zeros((len(radii), 6 * n * n))
-    tol = np.maximum(FLAT, 0.3 * mag[ii, jj])
+    side = {a: sample_equirect(fine, *_to_angles(x + math.radians(a) * g), "nearest") for a in (-2.0, -1.0, 1.0, 2.0)}
+    contrast = _dist(side[1.0], side[-1.0])
     for sign in (1.0, -1.0):
-        near, far = (sample_equirect(fine, *_to_angles(x + sign * math.radians(a) * g), "nearest") for a in (1.0, 2.0))
-        keep = _dist(near, far) < tol  # the flat side
+        # the flat side: one colour from one to two degrees off the edge, next to the step across it
+        keep = _dist(side[sign], side[2 * sign]) < np.maximum(FLAT, 0.35 * contrast)
         weight = np.sin(th[keep])
         for r, rho in enumerate(np.radians(radii)):
             p = np.cos(rho) * x[keep] + sign * np.sin(rho) * g[keep]
@@ -383,7 +384,7 @@ def _test_cap(img: np.ndarray, c: np.ndarray, n_az: int = 72) -> tuple[float, fl
         spread = float(np.quantile(_dist(inner, m), 0.75))
         steps = _dist(outer, m)
         share = float(np.mean(steps > max(STEP, 3 * spread)))
-        if spread < max(FLAT, 0.1 * float(np.median(steps))) and share >= EDGE and on >= FIT:
+        if spread < max(FLAT, 0.15 * float(np.median(steps))) and share >= EDGE and on >= FIT:
             return r, share
     return None
 
