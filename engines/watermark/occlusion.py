@@ -195,16 +195,25 @@ MAX_CAPS = 3
 
 def _box(image: np.ndarray, width: int) -> np.ndarray:
     """``image`` (``H x W`` or ``H x W x C``) as float channels ``H' x W' x C``, box-averaged down to
-    ``width`` px when wider."""
+    ``width`` px when wider (8-bit RGB stays 8-bit on the way: Pillow's box filter)."""
     from PIL import Image
 
-    x = image.astype(np.float32)
-    if x.ndim == 2:
-        x = x[..., None]
-    if x.shape[1] > width:
-        x = np.stack([np.asarray(Image.fromarray(np.ascontiguousarray(x[..., k]), mode="F").resize(
-            (width, width // 2), Image.BOX)) for k in range(x.shape[2])], -1)
-    return x.astype(np.float64)
+    x = image if image.ndim == 3 else image[..., None]
+    if x.shape[1] <= width:
+        return x.astype(np.float64)
+    if x.dtype == np.uint8 and x.shape[2] == 3:
+        return np.asarray(Image.fromarray(x).resize((width, width // 2), Image.BOX), np.float64)
+    return np.stack([np.asarray(Image.fromarray(np.ascontiguousarray(x[..., k], dtype=np.float32), mode="F").resize(
+        (width, width // 2), Image.BOX)) for k in range(x.shape[2])], -1).astype(np.float64)
+
+
+def _nearest(img: np.ndarray, xyz: np.ndarray) -> np.ndarray:
+    """``img`` (``H x W x C``) at the pixels nearest to the directions ``xyz`` (``..., 3``)."""
+    h, w = img.shape[:2]
+    theta, phi = _to_angles(xyz)
+    i = np.clip((theta * (h / np.pi)).astype(int), 0, h - 1)
+    j = (np.mod(phi, 2 * np.pi) * (w / (2 * np.pi))).astype(int) % w
+    return img[i, j]
 
 
 def _dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -254,14 +263,14 @@ def _hough(small: np.ndarray, fine: np.ndarray, radii: np.ndarray, n: int = 32) 
     a, b, c = (g_t ** 2).mean(-1), (g_t * g_p).mean(-1), (g_p ** 2).mean(-1)
     mag = np.sqrt(np.maximum((a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + b ** 2), 0.0))
     ang = 0.5 * np.arctan2(2 * b, a - c)
-    ii, jj = np.nonzero(mag > STEP / 2)
+    ii, jj = np.nonzero(mag > max(STEP / 2, float(np.quantile(mag, 0.6))))  # the stronger edges
     th, ph = theta[ii], (jj + 0.5) * 2 * np.pi / w
     x = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], -1)
     e_t = np.stack([np.cos(th) * np.cos(ph), np.cos(th) * np.sin(ph), -np.sin(th)], -1)
     e_p = np.stack([-np.sin(ph), np.cos(ph), np.zeros_like(ph)], -1)
     g = np.cos(ang[ii, jj])[:, None] * e_t + np.sin(ang[ii, jj])[:, None] * e_p
     votes = np.zeros((len(radii), 6 * n * n))
-    side = {a: sample_equirect(fine, *_to_angles(x + math.radians(a) * g), "nearest") for a in (-2.0, -1.0, 1.0, 2.0)}
+    side = {a: _nearest(fine, x + math.radians(a) * g) for a in (-2.0, -1.0, 1.0, 2.0)}
     contrast = _dist(side[1.0], side[-1.0])
     for sign in (1.0, -1.0):
         # the flat side: one colour from one to two degrees off the edge, next to the step across it
@@ -369,9 +378,14 @@ def _test_cap(img: np.ndarray, c: np.ndarray, n_az: int = 72) -> tuple[float, fl
     d = _edges(p)
     mid = radii[2:-2]
     strong = np.quantile(d, 1.0 - EDGE, axis=0)  # the step that EDGE of the rays exceed
-    peaks = [k for k in range(1, len(mid) - 1) if strong[k] >= STEP and strong[k] >= strong[k - 1]
-             and strong[k] >= strong[k + 1] and RADII[0] <= mid[k] <= RADII[1]]
     k_gap = round(GAP / 0.5)
+    # how far each ring strays from its own median colour: the rim test below, for every radius at
+    # once, with twice its allowance (circles whose rim cannot pass are not looked at further)
+    ring_spread = np.quantile(_dist(p, np.median(p, axis=0, keepdims=True)), 0.75, axis=0)
+    med_step = np.median(d, axis=0)
+    peaks = [k for k in range(1, len(mid) - 1) if strong[k] >= STEP and strong[k] >= strong[k - 1]
+             and strong[k] >= strong[k + 1] and RADII[0] <= mid[k] <= RADII[1]
+             and ring_spread[max(0, k + 1 - k_gap):k + 4 - k_gap].min() < max(FLAT, 0.3 * med_step[k])]
     for k in sorted(peaks, reverse=True):
         edge = _peaks(d, mid, np.abs(mid - mid[k]) <= 1.5)  # each ray's edge near this circle
         r = float(np.median(edge))
