@@ -4,6 +4,7 @@
     nice -n 10 .venv/bin/python benchmarks/watermark_logo.py --set held-out --rotations 20   # read once
     nice -n 10 .venv/bin/python benchmarks/watermark_logo.py --section fpr --keys 25
     # -> benchmarks/results/watermark_logo.json (each run replaces its own section)
+    .venv/bin/python benchmarks/watermark_logo.py --report                                   # the tables
 
 ``robustness``: every panorama of the set gets 256 random bits (``WatermarkConfig(bits=256)``, the
 shipped defaults otherwise); then, over ``--rotations`` Haar-random rotations, a tripod logo over the
@@ -202,6 +203,61 @@ def false_positives(names: list[str], n_keys: int, log) -> dict:
     return out
 
 
+SHORT = {"rotation": "rotation", "rotation + JPEG 75": "rot. + JPEG 75", "rotation + cubemap": "rot. + cubemap"}
+
+
+def short(label: str) -> str:
+    return SHORT.get(label, label.replace(" + rotation + JPEG 75", " + rot. + JPEG 75")
+                     .replace(" + rotation + cubemap + half size + JPEG 80", " + rot. + cubemap + half size + JPEG 80"))
+
+
+def report(path: Path) -> str:
+    """Markdown tables of a results file: per held-out image, and over the dev set."""
+    res = json.loads(path.read_text())
+    out = []
+    for key, title in (("robustness/held-out", "held-out"), ("robustness/dev", "dev")):
+        if key not in res:
+            continue
+        imgs = res[key]["images"]
+        names = list(imgs)
+        conds = list(next(iter(imgs.values()))["summary"])
+        n = next(iter(imgs.values()))["summary"][conds[0]]["n"]
+        if title == "held-out":
+            out.append(f"| {title}: min % (mean %) over {n} rotations | " + " | ".join(f"{k}*" for k in names)
+                       + " | draws >= 95 % | patch found |")
+            out.append("|---" * (len(names) + 3) + "|")
+            out.append("| PSNR dB | " + " | ".join(f"{imgs[k]['psnr']:.2f}" for k in names) + " | | |")
+            for c in conds:
+                cells = [f"{100 * imgs[k]['summary'][c]['min']:.1f} ({100 * imgs[k]['summary'][c]['mean']:.1f})" for k in names]
+                d95 = np.mean([imgs[k]["summary"][c]["draws_95"] for k in names])
+                found = np.mean([imgs[k]["summary"][c]["patch_at_logo"] for k in names])
+                out.append(f"| {short(c)} | " + " | ".join(cells) + f" | {100 * d95:.0f} % | "
+                           + (f"{100 * found:.0f} % |" if "logo" in c else "- |"))
+        else:
+            out.append(f"| {title} ({len(names)} images x {n} rotations) | worst image: min % | mean % | draws >= 95 % "
+                       "| patch found | worst image |")
+            out.append("|---|---|---|---|---|---|")
+            for c in conds:
+                mins = {k: imgs[k]["summary"][c]["min"] for k in names}
+                worst = min(mins, key=mins.get)
+                mean = np.mean([imgs[k]["summary"][c]["mean"] for k in names])
+                d95 = np.mean([imgs[k]["summary"][c]["draws_95"] for k in names])
+                found = np.mean([imgs[k]["summary"][c]["patch_at_logo"] for k in names])
+                out.append(f"| {short(c)} | {100 * mins[worst]:.1f} | {100 * mean:.1f} | {100 * d95:.0f} % | "
+                           + (f"{100 * found:.0f} %" if "logo" in c else "-") + f" | {worst} |")
+            out.append(f"PSNR dB: {min(v['psnr'] for v in imgs.values()):.2f}-{max(v['psnr'] for v in imgs.values()):.2f}")
+        cpu = [r["cpu_s"] for v in imgs.values() for rs in v["draws"].values() for r in rs]
+        out.append(f"verify CPU s over {len(cpu)} reads ({title}): median {np.median(cpu):.3f}, "
+                   f"90th percentile {np.quantile(cpu, 0.9):.3f}")
+        out.append("")
+    if "fpr" in res:
+        f = res["fpr"]
+        out.append(f"false positives: {f['false_positives']} of {f['keyed_reads']} keyed reads ({f['n_keys']} keys x "
+                   f"{f['received_images']} received images, {f['with_a_disc']} with a disc found); 256-bit pilot z "
+                   f"mean {f['z_256_mean']:.3f}, std {f['z_256_std']:.3f}, max {f['z_256_max']:.2f}")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--section", choices=("robustness", "fpr"), default="robustness")
@@ -209,7 +265,11 @@ def main() -> None:
     ap.add_argument("--rotations", type=int, default=20)
     ap.add_argument("--keys", type=int, default=25)
     ap.add_argument("--out", default="benchmarks/results/watermark_logo.json")
+    ap.add_argument("--report", action="store_true", help="print the Markdown tables of --out and stop")
     args = ap.parse_args()
+    if args.report:
+        print(report(ROOT / args.out))
+        return
     import torch
 
     torch.set_num_threads(1)
