@@ -107,6 +107,14 @@ def test_verify_and_the_tab_report_whether_where_and_how_large():
     assert any("latitude 20, longitude -120" in n for n in v.notes)
     line = patch_line(v)
     assert "**found**" in line and "latitude 20°" in line and "longitude -120°" in line and "% of the sphere" in line
+    import io
+
+    from engines.watermark.cli import verify_one
+
+    buf = io.BytesIO()
+    Image.fromarray(x).save(buf, format="PNG")
+    row = verify_one(buf.getvalue(), "any key", 256)  # the batch CLI's JSON row (the MCP tool's too)
+    assert row["patch_found"] is True and row["patches"] == d["patches"] and isinstance(row["patch_read"], bool)
     clean = verify(jpeg(panorama(DARK), 75), "any key", WatermarkConfig(bits=256), other_tiers=False)
     assert clean.to_dict()["patch_found"] is False and clean.patches == []
     assert patch_line(clean) == "Patch (tripod cover or logo): none found."
