@@ -101,7 +101,7 @@ def conditions() -> dict:
     return out
 
 
-def robustness(names: list[str], rotations: int, log) -> dict:
+def robustness(names: list[str], rotations: int, log, save=lambda partial: None) -> dict:
     from engines.watermark import WatermarkConfig, bit_accuracy, verify
     from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
 
@@ -142,6 +142,7 @@ def robustness(names: list[str], rotations: int, log) -> dict:
                               "draws_90": float((acc >= 0.90).mean()), "detected": float(np.mean([r["detected"] for r in rs])),
                               "patch_at_logo": float(np.mean([r["patch_at_logo"] for r in rs])), "n": len(rs)}
         out[name] = {"psnr": m["psnr"], "embed_cpu_s": m["embed_s"], "summary": summary, "draws": rows}
+        save(out)  # after every image: a long run stopped early keeps what it measured
         log(f"{name}: PSNR {m['psnr']:.2f} | " + ", ".join(
             f"{k.replace(' + rotation', '').replace(' + JPEG 75', '')} {100 * v['min']:.1f}" for k, v in summary.items()))
     return out
@@ -281,17 +282,23 @@ def main() -> None:
     names = {"dev": list(DEV), "held-out": list(HELD_OUT), "all": list(DEV + HELD_OUT)}.get(args.set, args.set.split(","))
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_avg": list(os.getloadavg()),
             "set": args.set, "seconds": None}
-    if args.section == "fpr":
-        names = list(DEV + HELD_OUT) if args.set == "dev" else names
-        entry = {"fpr": false_positives(names, args.keys, log) | {"meta": meta}}
-    else:
-        entry = {f"robustness/{args.set}": {"images": robustness(names, args.rotations, log), "meta": meta}}
-    meta["seconds"] = round(time.time() - t0, 1)
+    if args.section == "fpr" and args.set == "dev":
+        names = list(DEV + HELD_OUT)
     out_path = ROOT / args.out
-    cur = json.loads(out_path.read_text()) if out_path.is_file() else {}
-    cur.update(entry)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(cur, indent=1, default=float))
+
+    def write(entry: dict) -> None:
+        meta["seconds"] = round(time.time() - t0, 1)
+        cur = json.loads(out_path.read_text()) if out_path.is_file() else {}
+        cur.update(entry)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(json.dumps(cur, indent=1, default=float))
+
+    key = f"robustness/{args.set}"
+    if args.section == "fpr":
+        write({"fpr": false_positives(names, args.keys, log) | {"meta": meta}})
+    else:
+        images = robustness(names, args.rotations, log, lambda part: write({key: {"images": part, "meta": meta}}))
+        write({key: {"images": images, "meta": meta}})
     log(f"done: {out_path}")
 
 
