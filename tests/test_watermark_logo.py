@@ -67,6 +67,7 @@ def test_the_cap_found_turns_with_the_panorama(name, style, seed):
     (0.0, 180.0, "dark", LIGHT),     # on the equator, across the left/right seam: a tall curved blob
     (5.0, -178.0, "light", DARK),    # across the seam the other way
     (86.0, 40.0, "text", DARK),      # at the zenith pole, the rows it covers wrap round
+    (80.0, -150.0, "light", LIGHT),  # near the zenith, its rim squeezed into few rows
     (-88.0, -90.0, "light", LIGHT),  # near the nadir, tilted off the pole
 ])
 def test_found_across_the_seam_at_a_pole_and_on_the_equator(lat, lon, style, name):

@@ -441,14 +441,17 @@ def find_caps(image: np.ndarray, margin: float = 2.0) -> list[Cap]:
             break
     caps: list[Cap] = []
     radii_all, seen = _profiles_around(mid, [c for c, _ in picked], [r for _, r in picked], 32)  # a quick look first
-    screened = [(c0, r0, _centre(mid, c0, r0, n_az=32, seen=(radii_all[i], seen[i]))[1])
+    # near a pole the image's rows squeeze the edges' directions, so votes land farther off the centre
+    reach = [6.0 if abs(c0[2]) > 0.85 else 3.0 for c0, _ in picked]
+    screened = [(c0, r0, _centre(mid, c0, r0, n_az=32, reach=reach[i], seen=(radii_all[i], seen[i]))[1], reach[i])
                 for i, (c0, r0) in enumerate(picked)]
-    for c0, r0, _ in sorted((t for t in screened if t[2] >= FIT - 0.1), key=lambda t: -t[2]):
+    for c0, r0, _, far in sorted((t for t in screened if t[2] >= FIT - 0.1), key=lambda t: -t[2]):
         if len(caps) == MAX_CAPS:
             break
-        c, agree = _centre(mid, c0, r0)
+        c, agree = _centre(mid, c0, r0, reach=far)
         if agree < FIT:
             continue
+        c, _ = _centre(mid, c, r0, reach=1.0, step=0.25)  # once more from there: near a pole one step is short
         found = _test_cap(mid, c)
         if found is None:
             continue
