@@ -353,13 +353,25 @@ def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
                    "that passes a CRC-16; if you embedded random bits, compare them with the ones shown at embedding.")
     else:
         payload = "Decoded message: none (no watermark under this key, so its bits mean nothing)."
-    lines = [head, payload] + [f"Note: {note}." for note in v.notes]
+    lines = [head, payload, patch_line(v)] + [f"Note: {note}." for note in v.notes if not note.startswith("a disc of")]
     if embedded_bits is not None and len(embedded_bits) == n:
         acc = bit_accuracy(v.bits, np.asarray(embedded_bits))
         lines.append(f"Bit accuracy against the embedded bits: **{100 * acc:.1f} %** "
                      f"({round(acc * n)} of {n}).")
     lines.append(f"Verified in {1000 * v.seconds:.0f} ms.")
     return "  \n".join(lines)
+
+
+def patch_line(v) -> str:
+    """Whether verify found a tripod cover or logo, where (latitude and longitude of its centre) and
+    how large (share of the sphere), in words."""
+    if not v.patches:
+        return "Patch (tripod cover or logo): none found."
+    where = "; ".join(f"{c.sphere_percent:.1f} % of the sphere, centred at latitude {c.latitude:.0f}°, "
+                      f"longitude {c.longitude:.0f}° (0° = the image's middle column)" for c in v.patches)
+    read = ("it was filled from its rim before reading, and that read counted" if v.patch_read
+            else "the read without filling it was the stronger one and counted")
+    return f"Patch (tripod cover or logo): **found**: {where}; {read}."
 
 
 def _sweep_figure(result: dict):
