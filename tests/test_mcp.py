@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ import gradio as gr
 import pytest
 from conftest import REPO, free_port
 
+from engines.common import InputError
 from server import mcp_tools
 
 TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
@@ -41,6 +43,84 @@ def test_every_tool_is_typed_and_documented():
         for p in params:  # every parameter is described, and none is a path or a URL
             assert f"{p}:" in doc, (fn.__name__, p)
             assert "path" not in p and "url" not in p, (fn.__name__, p)
+
+
+#: Names with digits in them that are no limit (formats, models, notations); the numbers 0 and 1
+#: (ends of a probability, 0- and 1-based) are no limit either.
+_NOTATIONS = re.compile(r"UTF-8|CRC-16|SmolLM2-135M|SmolLM2|\b3D\b|\b8-bit|\b16-bit|cut to 8 bits|\b2:1\b|\b[01]-based"
+                        r"|RCDP-UCB")
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def _stated_numbers(text: str) -> set[float]:
+    """Every number a description states, as a value (``100,000`` -> 100000.0), but 0 and 1."""
+    text = re.sub(r"(\d)x(\d)", r"\1 x \2", _NOTATIONS.sub(" ", text))  # 384x192: two numbers
+    found = {float(m.rstrip(",").replace(",", "")) for m in _NUMBER.findall(text)}
+    return found - {0.0, 1.0}
+
+
+def _engine_numbers() -> dict[str, set[float]]:
+    """Per tool, the numbers its description must state, read from the engines' own limits."""
+    import inspect as insp
+
+    from engines.codeprm.config import PRMConfig
+    from engines.dueling import LIMITS, SimConfig
+    from engines.guardrail import GuardConfig
+    from engines.watermark import TIERS, WatermarkConfig, prepare_panorama, text_capacity
+    from server.http_limits import MAX_IMAGE_MIB
+
+    rows = 2 * max(WatermarkConfig(bits=b).l_max for b in TIERS)
+    image = {2 * rows, rows, MAX_IMAGE_MIB, insp.signature(prepare_panorama).parameters["max_width"].default}
+    guard, prm, sim = GuardConfig(), PRMConfig(), SimConfig(n_seeds=2)
+    bandit = {v for f in ("T", "n_seeds", "d", "K", "corruption_budget") for v in (LIMITS[f].lo, LIMITS[f].hi)}
+    bandit |= {sim.seeds[0], sim.seeds[1] - sim.seeds[0], sim.delay_mean, sim.delay_std, sim.delay_budget,
+               mcp_tools.MAX_TOOL_SECONDS}
+    return {
+        "watermark_embed": image | set(TIERS) | {text_capacity(b) for b in TIERS}
+                           | {WatermarkConfig(bits=b).psnr_floor for b in TIERS},
+        "watermark_verify": image | set(TIERS),
+        "guardrail_score": {guard.max_prompt_chars, guard.max_response_chars, guard.max_response_tokens,
+                            mcp_tools.MAX_PATIENCE, -1},
+        "code_scan": {mcp_tools.MAX_TEXT_CHARS, prm.max_lines, prm.max_line_chars},
+        "code_rank": {mcp_tools.MAX_TEXT_CHARS, mcp_tools.MAX_RANK_CANDIDATES, prm.max_lines},
+        "bandit_simulate": {float(v) for v in bandit} - {0.0, 1.0},
+    }
+
+
+def test_every_number_in_a_tool_description_is_the_engines_own():
+    """Issue #47 item 8: guardrail_score promised prompts of 100,000 characters where the engine refuses
+    more than 4,000. Every number a tool's description states is one of the engine limits it describes
+    (or the tool's own, for the code tools' input length), and each limit is stated; the key ones are
+    checked where they stand."""
+    from engines.codeprm.config import PRMConfig
+    from engines.dueling import LIMITS
+    from engines.guardrail import GuardConfig
+
+    expected = _engine_numbers()
+    docs = {fn.__name__: fn.__doc__ for fn, _ in mcp_tools.TOOLS}
+    for name, doc in docs.items():
+        assert _stated_numbers(doc) == {float(v) for v in expected[name]} - {0.0, 1.0}, name
+
+    def stated(tool: str, pattern: str) -> float:
+        return float(re.search(pattern, docs[tool]).group(1).replace(",", ""))
+
+    guard = GuardConfig()
+    assert stated("guardrail_score", r"prompt: [^\n]*?at most ([\d,]+) characters") == guard.max_prompt_chars
+    assert stated("guardrail_score", r"response: [^\n]*?at most ([\d,]+) characters") == guard.max_response_chars
+    assert stated("guardrail_score", r"response: [^\n]*?([\d,]+) SmolLM2 tokens") == guard.max_response_tokens
+    assert stated("code_scan", r"code: [^\n]*?at most ([\d,]+) lines") == PRMConfig().max_lines
+    assert stated("bandit_simulate", r"T: horizon in rounds \(1 to ([\d,]+)") == LIMITS["T"].hi
+    assert stated("watermark_verify", r"at most ([\d,]+) MiB") == mcp_tools.MAX_IMAGE_BYTES / 2**20
+
+
+def test_the_rank_tools_candidate_limit_is_the_engines():
+    """The engine ranks at most MAX_RANK_CANDIDATES candidates at a time, as the tool says."""
+    from engines.codeprm import default_prm
+
+    n = mcp_tools.MAX_RANK_CANDIDATES
+    assert len(default_prm().rank("", ["x = 1"] * n)) == n
+    with pytest.raises(InputError, match=f"rank at most {n} at a time"):
+        default_prm().rank("", ["x = 1"] * (n + 1))
 
 
 def test_code_scan_flags_eval_of_input():
