@@ -92,6 +92,16 @@ def _tool(fn):
     return wrapper
 
 
+def decoded_size(text: str) -> int:
+    """The bytes base64 ``text`` decodes to, counted before decoding: 3 for every 4 characters,
+    less one for each ``=`` of padding (exact for valid base64, never rounded up or down).
+
+    >>> decoded_size("QUJD"), decoded_size("QUI="), decoded_size("QQ==")
+    (3, 2, 1)
+    """
+    return len(text) // 4 * 3 - text[-2:].count("=")
+
+
 def _decode_image(image_base64: str) -> tuple[np.ndarray, list[str]]:
     """base64 (optionally a ``data:image/...;base64,`` URI) of a PNG/JPEG -> RGB uint8 panorama and
     the notices of what decoding changed (16-bit depth cut to 8, later GIF frames dropped, downscale)."""
@@ -102,8 +112,10 @@ def _decode_image(image_base64: str) -> tuple[np.ndarray, list[str]]:
     text = image_base64.strip()
     if text.startswith("data:"):
         text = text.split(",", 1)[-1]
-    if len(text) > MAX_IMAGE_BYTES * 4 // 3 + 4:
-        raise InputError(f"the image is larger than {MAX_IMAGE_BYTES // 2**20} MiB")
+    size = decoded_size(text)
+    if size > MAX_IMAGE_BYTES:
+        raise InputError(f"the image is {size:,} bytes, larger than {MAX_IMAGE_BYTES // 2**20} MiB "
+                         f"({MAX_IMAGE_BYTES:,} bytes); send a smaller one (downscale or JPEG)")
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
