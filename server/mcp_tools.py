@@ -265,15 +265,14 @@ def code_rank(prefix: str, candidates: list[str]) -> str:
         candidates: 1 to {candidates} candidate continuations (each non-empty Python text; the prefix and the candidates together at most {code_lines} lines).
 
     Returns:
-        a JSON list, one object per candidate, best first: rank, index (0-based position in the input), verdict, reward (soft-min safety 0..1), topk_safe_ratio, min_score, parses, candidate.
+        a JSON list, one object per candidate, best first: rank, index (0-based position in the input), verdict, reward (soft-min safety 0..1), topk_safe_ratio, mean_score, min_score, n_steps (the candidate's own steps), parses, candidate.
     """
     from engines.codeprm import default_prm
 
     if not isinstance(candidates, list):
         raise InputError("candidates must be a list of strings")
     rows = default_prm().rank(_text("prefix", prefix), [_text("candidate", c) for c in candidates])
-    keep = ("rank", "index", "verdict", "reward", "topk_safe_ratio", "min_score", "parses", "candidate")
-    return _json([{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k in keep} for r in rows])
+    return _json([r.to_dict() for r in rows])
 
 
 @_tool

@@ -517,3 +517,20 @@ def test_result_serialises_itself():
     assert d["curves"]["mean"]["MaxInP"][-1] == pytest.approx(res.final()["MaxInP"][0], abs=1e-6)
     assert d["diagnostics"]["RCDP-UCB"]["flipped"] == res.diagnostics["RCDP-UCB"]["flipped"]
     assert "curves" not in res.to_dict()
+
+
+def test_a_sweep_result_serialises_itself():
+    """Issue #47 item 22: ``SweepResult.to_dict()`` is plain JSON: the parameter, its values, per
+    algorithm the mean and std of the final regret at each value (as ``rows()``), the run time and each
+    run's own ``SimResult.to_dict()``."""
+    import json
+
+    cfg = SimConfig(T=40, n_seeds=2, algorithms=("MaxInP", "RCDB"))
+    sw = sweep(cfg, "corruption_budget", [0, 5])
+    d = json.loads(json.dumps(sw.to_dict()))
+    assert d["param"] == "corruption_budget" and d["values"] == [0, 5]
+    assert d["rows"] == [{k: pytest.approx(v, abs=1e-6) if isinstance(v, float) else v for k, v in r.items()}
+                         for r in sw.rows()]
+    assert set(d["mean"]) == {"MaxInP", "RCDB"} and len(d["std"]["RCDB"]) == 2
+    assert d["mean"]["MaxInP"] == pytest.approx(sw.mean["MaxInP"].tolist(), abs=1e-6)
+    assert [r["config"]["corruption_budget"] for r in d["runs"]] == [0, 5] and d["seconds"] >= 0

@@ -614,3 +614,17 @@ def test_config_reads_a_saved_heads_extra_into_typed_fields():
         GuardConfig(members=0)
     with pytest.raises(ValueError, match="proj_bits"):
         GuardConfig(proj_bits=16)
+
+
+def test_a_stream_event_serialises_itself():
+    """Issue #47 item 22: ``StreamEvent.to_dict()`` is plain JSON with every field (risk and times rounded)."""
+    import json
+
+    from engines.guardrail.guard import StreamEvent
+
+    ev = StreamEvent(index=3, token=" hi", token_id=42, risk=np.float32(0.123456789), stopped=False,
+                     lm_ms=1.23456, head_ms=0.5, level="complies", request=0.9876543)
+    d = json.loads(json.dumps(ev.to_dict()))
+    assert d == {"index": 3, "token": " hi", "token_id": 42, "risk": 0.1235, "stopped": False, "lm_ms": 1.235,
+                 "head_ms": 0.5, "shadow": False, "level": "complies", "request": 0.9877}
+    assert StreamEvent(0, "", 1, 0.0, True, 0.0, 0.0).to_dict()["request"] is None

@@ -123,6 +123,21 @@ def test_the_rank_tools_candidate_limit_is_the_engines():
         default_prm().rank("", ["x = 1"] * (n + 1))
 
 
+def test_rank_rows_serialise_themselves_and_the_tool_returns_them():
+    """Issue #47 item 22: each row ``CodePRM.rank`` gives has ``to_dict()`` (plain JSON, scores to 4
+    places), and ``code_rank`` answers exactly those rows instead of building its own JSON."""
+    from engines.codeprm import default_prm
+
+    prefix, cands = "import subprocess\n", ["subprocess.run(cmd, shell=True)", "subprocess.run(['ls', path])"]
+    rows = default_prm().rank(prefix, cands)
+    dicts = [r.to_dict() for r in rows]
+    assert json.loads(json.dumps(dicts)) == dicts
+    assert [d["index"] for d in dicts] == [r["index"] for r in rows] and dicts[0]["rank"] == 1
+    assert dicts[0]["reward"] == round(float(rows[0]["reward"]), 4)
+    assert {"rank", "index", "verdict", "reward", "topk_safe_ratio", "min_score", "parses", "candidate"} <= set(dicts[0])
+    assert json.loads(mcp_tools.code_rank(prefix, cands)) == dicts
+
+
 def test_code_scan_flags_eval_of_input():
     out = json.loads(mcp_tools.code_scan("x = eval(input())\n"))
     assert out["verdict"] == "vulnerable"
