@@ -482,8 +482,10 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
 
 def test_the_engine_imports_torch_only_for_the_predictor_and_numba_only_to_simulate():
     """Issue #39: `import engines.dueling` took 2.4 s because `engines.common` imported torch. In a
-    fresh process: importing costs numpy alone, a run without post-serving learners adds numba and
-    never torch, and torch comes with the first learner that trains the predictor."""
+    fresh process: importing costs numpy alone, a run without post-serving learners adds numba (the JIT
+    kernel; the one compiled ahead of time needs none, see below) and never torch, and torch comes with
+    the first learner that trains the predictor."""
+    import os
     import subprocess
     import sys
 
@@ -499,7 +501,8 @@ print(sorted(m for m in ("torch", "numba") if m in sys.modules))
 from engines.common import get_device
 print(get_device("cpu"))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600,
+                         env={**os.environ, "SHOWCASE_DUELING_AOT": "0"})
     assert out.stdout.split("\n")[:4] == ["[]", "['numba']", "['numba', 'torch']", "cpu"], out.stdout
 
 
@@ -534,3 +537,42 @@ def test_a_sweep_result_serialises_itself():
     assert set(d["mean"]) == {"MaxInP", "RCDB"} and len(d["std"]["RCDB"]) == 2
     assert d["mean"]["MaxInP"] == pytest.approx(sw.mean["MaxInP"].tolist(), abs=1e-6)
     assert [r["config"]["corruption_budget"] for r in d["runs"]] == [0, 5] and d["seconds"] >= 0
+
+
+_AOT_RUN = """
+import json, sys
+from engines.dueling import SimConfig, simulate
+r = simulate(SimConfig(T=300, n_seeds=2, mode=sys.argv[1], corruption_budget=10))
+print(json.dumps({"numba": "numba" in sys.modules, "final": {k: v[:, -1].tolist() for k, v in r.regret.items()}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_kernel_compiled_ahead_of_time_starts_without_numba_and_agrees_with_the_jit(tmp_path):
+    """Issue #47 item 20: fast mode compiled or loaded its kernels through numba at every start-up.
+    ``python -m engines.dueling.aot`` (the install step) compiles the kernel once into the project's cache
+    folder; a process then simulates without importing numba, in both modes, with the JIT kernel's
+    numbers. ``SHOWCASE_DUELING_AOT=0`` (or no build) falls back to the JIT kernel."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SHOWCASE_CACHE": str(tmp_path)}
+    build = subprocess.run([sys.executable, "-m", "engines.dueling.aot"], env=env, capture_output=True, text=True,
+                           timeout=900)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert len(list((tmp_path / "dueling-aot").glob("dueling_kernels_*"))) == 1
+
+    def run(mode: str, **extra) -> dict:
+        proc = subprocess.run([sys.executable, "-c", _AOT_RUN, mode], env={**env, **extra}, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout)
+
+    for mode in ("fast", "faithful"):
+        aot, jit = run(mode), run(mode, SHOWCASE_DUELING_AOT="0")
+        assert not aot["numba"] and jit["numba"], mode
+        assert aot["final"].keys() == jit["final"].keys()
+        for alg, finals in aot["final"].items():
+            assert finals == pytest.approx(jit["final"][alg], rel=1e-9, abs=1e-9), (mode, alg)
