@@ -10,8 +10,9 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean kernels \
-	data-codeprm data-guardrail train-codeprm train-guardrail figures-bandits \
-	bench-watermark bench-guardrail bench-codeprm bench-bandits bench-batch bench-hardening
+	data-codeprm data-guardrail train-codeprm train-guardrail figures-dueling \
+	bench-watermark bench-guardrail bench-codeprm bench-dueling bench-batch bench-hardening \
+	figures-bandits bench-bandits
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -89,8 +90,8 @@ train-guardrail: $(RUN_STAMP)
 		--loose-max-false-stop 0.05 --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members_r2 \
 		--out $(GUARD_OUT)
 
-figures-bandits: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/bandits_theory.py
+figures-dueling: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) scripts/dueling_theory.py
 
 bench-watermark: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/watermark_eval.py --rotations 100
@@ -106,8 +107,12 @@ bench-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/codeprm_families.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
 
-bench-bandits: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) benchmarks/bandits_vs_reference.py
+bench-dueling: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/dueling_vs_reference.py
+
+# Former names of figures-dueling and bench-dueling, kept for one release.
+figures-bandits: figures-dueling
+bench-bandits: bench-dueling
 
 # --ray with 2 workers against one process on a 200-file verify job (docs/batch.md).
 bench-batch: $(RUN_STAMP)

@@ -37,7 +37,7 @@ TABS: list[tuple[str, str]] = [
     ("Panorama watermark", "demos.watermark"),
     ("Streaming guardrail", "demos.guardrail"),
     ("Code security stepping", "demos.codeprm"),
-    ("Dueling bandits", "demos.bandits"),
+    ("Dueling bandits", "demos.dueling"),
     ("About", "demos.about"),
 ]
 

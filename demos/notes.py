@@ -13,7 +13,7 @@ NOTES = {
     "watermark": ("Panorama watermark: method notes", "watermark.md"),
     "guardrail": ("Streaming guardrail: method notes", "guardrail.md"),
     "codeprm": ("Code security stepping: method notes", "codeprm.md"),
-    "bandits": ("Dueling bandits: method notes", "bandits.md"),
+    "bandits": ("Dueling bandits: method notes", "dueling.md"),  # the page keeps its address (notes-bandits)
 }
 #: A Markdown image with a path relative to docs/ (the page cannot serve repository files).
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(\.\./([^)]+)\)")

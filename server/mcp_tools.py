@@ -33,7 +33,7 @@ MAX_TEXT_CHARS = 100_000
 MAX_PATIENCE = 64
 #: Candidates ``code_rank`` takes: the engine ranks at most this many at a time (``CodePRM.rank``).
 MAX_RANK_CANDIDATES = 64
-#: ``bandit_simulate`` refuses runs estimated to take longer (seconds).
+#: ``dueling_simulate`` refuses runs estimated to take longer (seconds).
 MAX_TOOL_SECONDS = 120.0
 
 
@@ -277,7 +277,7 @@ def code_rank(prefix: str, candidates: list[str]) -> str:
 
 @_tool
 @_described
-def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corruption_budget: int = 25,
+def dueling_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corruption_budget: int = 25,
                     delay: str = "stochastic", algorithms: str = "RCDP-UCB,RCDB,MaxInP", mode: str = "fast") -> str:
     """Simulate linear dueling bandits with delayed and corrupted feedback; compare RCDP-UCB with baselines by cumulative regret.
 
@@ -308,6 +308,23 @@ def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corr
     return _json(simulate(cfg).to_dict())
 
 
+def _former_name(fn, name: str):
+    """``fn`` served under its former tool name ``name`` for one release: the same arguments and
+    answer; its description says it is deprecated and names the tool to use."""
+
+    @functools.wraps(fn)
+    def alias(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = name
+    summary, rest = fn.__doc__.split("\n\n", 1)
+    alias.__doc__ = (f"Deprecated: the former name of {fn.__name__}, answered the same way; use {fn.__name__} "
+                     f"(this name goes in the next release). {summary}\n\n{rest}")
+    return alias
+
+
+bandit_simulate = _former_name(dueling_simulate, "bandit_simulate")
+
 #: (function, api_name): api names are new, so the tabs' endpoints keep theirs; MCP tool names are
 #: the function names.
 TOOLS = [
@@ -316,6 +333,7 @@ TOOLS = [
     (guardrail_score, "tool_guardrail_score"),
     (code_scan, "tool_code_scan"),
     (code_rank, "tool_code_rank"),
+    (dueling_simulate, "tool_dueling_simulate"),
     (bandit_simulate, "tool_bandit_simulate"),
 ]
 

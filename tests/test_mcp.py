@@ -20,7 +20,8 @@ from conftest import REPO, free_port
 from engines.common import InputError
 from server import mcp_tools
 
-TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
+TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "dueling_simulate",
+              "bandit_simulate"}  # the last: dueling_simulate's former name, for one release
 
 
 def _png_b64(name: str = "forest", size: tuple[int, int] = (512, 256)) -> str:
@@ -83,6 +84,7 @@ def _engine_numbers() -> dict[str, set[float]]:
                             mcp_tools.MAX_PATIENCE, -1},
         "code_scan": {mcp_tools.MAX_TEXT_CHARS, prm.max_lines, prm.max_line_chars},
         "code_rank": {mcp_tools.MAX_TEXT_CHARS, mcp_tools.MAX_RANK_CANDIDATES, prm.max_lines},
+        "dueling_simulate": {float(v) for v in bandit} - {0.0, 1.0},
         "bandit_simulate": {float(v) for v in bandit} - {0.0, 1.0},
     }
 
@@ -109,7 +111,7 @@ def test_every_number_in_a_tool_description_is_the_engines_own():
     assert stated("guardrail_score", r"response: [^\n]*?at most ([\d,]+) characters") == guard.max_response_chars
     assert stated("guardrail_score", r"response: [^\n]*?([\d,]+) SmolLM2 tokens") == guard.max_response_tokens
     assert stated("code_scan", r"code: [^\n]*?at most ([\d,]+) lines") == PRMConfig().max_lines
-    assert stated("bandit_simulate", r"T: horizon in rounds \(1 to ([\d,]+)") == LIMITS["T"].hi
+    assert stated("dueling_simulate", r"T: horizon in rounds \(1 to ([\d,]+)") == LIMITS["T"].hi
     assert stated("watermark_verify", r"at most ([\d,]+) MiB") == mcp_tools.MAX_IMAGE_BYTES / 2**20
 
 
@@ -138,6 +140,20 @@ def test_rank_rows_serialise_themselves_and_the_tool_returns_them():
     assert json.loads(mcp_tools.code_rank(prefix, cands)) == dicts
 
 
+def test_the_former_simulation_tool_name_answers_as_the_new_one_and_says_so():
+    """Issue #47 item 21: ``bandit_simulate`` is now ``dueling_simulate``; the old name stays a tool for one
+    release, with the same arguments and answer, its description saying it is deprecated."""
+    import inspect
+
+    new, old = mcp_tools.dueling_simulate, mcp_tools.bandit_simulate
+    assert inspect.signature(old) == inspect.signature(new)
+    assert old.__doc__.startswith("Deprecated: the former name of dueling_simulate")
+    a = json.loads(new(T=30, seeds=1, algorithms="MaxInP"))
+    b = json.loads(old(T=30, seeds=1, algorithms="MaxInP"))
+    assert a["table"] == b["table"] and a["config"] == b["config"]
+    assert mcp_tools.check_call("bandit_simulate", {"T": "30"}) == "bandit_simulate: T must be a number, not the text '30'"
+
+
 def test_code_scan_flags_eval_of_input():
     out = json.loads(mcp_tools.code_scan("x = eval(input())\n"))
     assert out["verdict"] == "vulnerable"
@@ -154,17 +170,17 @@ def test_bad_inputs_are_tool_errors_with_a_message():
     with pytest.raises(gr.Error, match="choose 64, 128 or 256"):
         mcp_tools.watermark_verify(_png_b64(), key="k", bits=7)
     with pytest.raises(gr.Error, match=r"T must be between 1 and 1e\+09"):
-        mcp_tools.bandit_simulate(T=10**10)
+        mcp_tools.dueling_simulate(T=10**10)
     with pytest.raises(gr.Error, match="MB of arrays"):
-        mcp_tools.bandit_simulate(T=10**9)
+        mcp_tools.dueling_simulate(T=10**9)
     with pytest.raises(gr.Error, match="unknown algorithm"):
-        mcp_tools.bandit_simulate(T=20, seeds=1, algorithms="Nope")
+        mcp_tools.dueling_simulate(T=20, seeds=1, algorithms="Nope")
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: mcp_tools.bandit_simulate(T=float("nan")), "T must be a finite number"),
-    (lambda: mcp_tools.bandit_simulate(T=20, seeds=1, d=float("inf")), "d must be a finite number"),
-    (lambda: mcp_tools.bandit_simulate(T=20, seeds=2.5), "seeds must be a whole number"),
+    (lambda: mcp_tools.dueling_simulate(T=float("nan")), "T must be a finite number"),
+    (lambda: mcp_tools.dueling_simulate(T=20, seeds=1, d=float("inf")), "d must be a finite number"),
+    (lambda: mcp_tools.dueling_simulate(T=20, seeds=2.5), "seeds must be a whole number"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", threshold=float("nan")), "threshold must be a finite number"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", patience=-3), "patience must be between 0 and 64"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", policy="medium"), "policy must be one of strict, loose"),
@@ -288,7 +304,7 @@ async def _mcp_calls(url: str) -> tuple[set[str], dict, dict, dict]:
         await session.initialize()
         names = {t.name for t in (await session.list_tools()).tools}
         scan = await session.call_tool("code_scan", {"code": "cmd = input()\nresult = eval(cmd)\n"})
-        sim = await session.call_tool("bandit_simulate", {"T": 200, "seeds": 2, "algorithms": "RCDP-UCB,MaxInP",
+        sim = await session.call_tool("dueling_simulate", {"T": 200, "seeds": 2, "algorithms": "RCDP-UCB,MaxInP",
                                                           "corruption_budget": 25})
         bad = await session.call_tool("watermark_verify", {"image_base64": "bm90IGFuIGltYWdl", "key": "k"})
     return names, scan, sim, bad
@@ -381,11 +397,11 @@ def test_mcp_argument_type_errors_name_the_argument(app_url):
     "None is not of type 'number'"); a lone surrogate (which the mcp client cannot even send) is
     named too, not a raw codec error."""
     t_text, none_thr, missing = asyncio.run(_mcp_session_calls(app_url, [
-        ("bandit_simulate", {"T": "200"}),
+        ("dueling_simulate", {"T": "200"}),
         ("guardrail_score", {"prompt": "hi", "response": "hello", "threshold": None}),
         ("watermark_verify", {"key": "k"}),
     ]))
-    expected = [(t_text, "bandit_simulate: T must be a number, not the text '200'"),
+    expected = [(t_text, "dueling_simulate: T must be a number, not the text '200'"),
                 (none_thr, "guardrail_score: threshold must be a number, not null"),
                 (missing, "watermark_verify: image_base64 is missing")]
     for res, message in expected:
@@ -591,13 +607,13 @@ def test_a_5000_digit_number_in_an_mcp_call_is_a_bad_number(served):
     has no traceback."""
     before = len(served.log())
     huge = "1" * 5000
-    body = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"bandit_simulate",'
+    body = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"dueling_simulate",'
             f'"arguments":{{"T":{huge},"seeds":1}}}}}}').encode()
     status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", _MCP_HEADERS, body)
     assert status == 200, (status, text[:300])
     answer = _sse_result(text)
     assert answer["id"] == 7 and answer["result"]["isError"]
-    assert answer["result"]["content"][0]["text"].startswith("bandit_simulate: T has 5,000 digits")
+    assert answer["result"]["content"][0]["text"].startswith("dueling_simulate: T has 5,000 digits")
     body = ('{"jsonrpc":"2.0","id":' + huge + ',"method":"tools/call","params":{"name":"code_scan",'
             '"arguments":{"code":"x = 1"}}}').encode()
     status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", _MCP_HEADERS, body)

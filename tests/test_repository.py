@@ -33,3 +33,15 @@ def test_every_stored_result_is_cited_or_a_benchmarks_output():
     stray = [p.name for p in sorted(results.iterdir())
              if p.name not in cited and p.name not in scripts and p.stem not in scripts]
     assert not stray, stray
+
+
+def test_the_former_make_targets_run_the_renamed_jobs():
+    """Issue #47 item 21: ``make bench-bandits`` and ``make figures-bandits`` are now ``bench-dueling`` and
+    ``figures-dueling``; the old targets stay, for one release, and run the same commands."""
+    import subprocess
+
+    for old, new in (("bench-bandits", "bench-dueling"), ("figures-bandits", "figures-dueling")):
+        dry = [subprocess.run(["make", "-n", "-W", "requirements.txt", t], cwd=REPO, capture_output=True,
+                              text=True, timeout=60) for t in (old, new)]
+        commands = [[line for line in d.stdout.splitlines() if "dueling_" in line] for d in dry]
+        assert dry[0].returncode == 0 and commands[0] and commands[0] == commands[1], (old, dry[0].stdout, dry[0].stderr)

@@ -19,9 +19,9 @@ Three measurements, each of whole processes started from a shell-like ``subproce
 * ``--imports``: ``import X`` for every engine and command-line module, in turns, less the bare
   interpreter, and which heavy libraries each one loads.
 
-    .venv/bin/python benchmarks/bandits_startup.py --whole --turns 5 --breakdown --imports
+    .venv/bin/python benchmarks/dueling_startup.py --whole --turns 5 --breakdown --imports
 
-Writes ``benchmarks/results/bandits_startup.json`` and prints Markdown tables.
+Writes ``benchmarks/results/dueling_startup.json`` and prints Markdown tables.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "ref"
-OUT = ROOT / "benchmarks" / "results" / "bandits_startup.json"
+OUT = ROOT / "benchmarks" / "results" / "dueling_startup.json"
 PY = sys.executable
 PRESET = "Fig. 1 linear, stochastic delay"
 MODULES = ("engines.common", "engines.dueling", "engines.watermark", "engines.guardrail", "engines.codeprm",
@@ -66,7 +66,7 @@ def _stats(xs: list[float]) -> dict:
 def whole(turns: int, with_plot: bool) -> dict:
     if not all((REF / f).exists() for f in ("main.py", "experiments.py", "contextual_dueling_bandit.py")):
         raise SystemExit(f"copy the reference's main.py, experiments.py and contextual_dueling_bandit.py into {REF}")
-    scratch = Path(tempfile.mkdtemp(prefix="bandits_startup_"))
+    scratch = Path(tempfile.mkdtemp(prefix="dueling_startup_"))
     for f in ("main.py", "experiments.py", "contextual_dueling_bandit.py"):
         shutil.copy(REF / f, scratch / f)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from demos import bandits as ui
+from demos import dueling as ui
 from engines.dueling import PRESETS
 
 BASE = {"d": 4, "K": 5, "T": 120, "seeds": 2, "phi": "abs", "post_serving": False, "delay": "stochastic",
@@ -78,7 +78,7 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
     with pytest.raises(gr.Error, match=bound):
         ui.run_simulation(*_args(**{control: past}), progress=None)
     with pytest.raises(gr.Error, match=f"{tool_arg} {bound}"):
-        mcp_tools.bandit_simulate(**{tool_arg: past})
+        mcp_tools.dueling_simulate(**{tool_arg: past})
     with pytest.raises(ValueError, match=bound):
         SimConfig(**{field: past})
 

@@ -441,7 +441,7 @@ def _cpu(fn) -> float:
 def test_estimate_is_within_half_to_double_of_a_measured_run(name):
     """Issue #39: the tab's Fig. 3 preset showed an ETA of 28.7 s and took 66-98 s, a Fig. 2 sweep
     2.9 s and took 74 s. The estimate is a cost model fitted to runs on this machine class
-    (benchmarks/bandits_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
+    (benchmarks/dueling_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
     CPU seconds (runs are single-threaded: the wall time of an unloaded machine), so a busy test
     machine does not decide the test."""
     from engines.dueling import estimate_seconds
@@ -576,3 +576,29 @@ def test_the_kernel_compiled_ahead_of_time_starts_without_numba_and_agrees_with_
         assert aot["final"].keys() == jit["final"].keys()
         for alg, finals in aot["final"].items():
             assert finals == pytest.approx(jit["final"][alg], rel=1e-9, abs=1e-9), (mode, alg)
+
+
+def test_the_former_package_name_still_imports_with_a_deprecation_warning():
+    """Issue #47 item 21: ``engines.bandits`` (renamed ``engines.dueling``) broke users' imports and commands.
+    It imports for one release with a DeprecationWarning, its modules are the dueling ones (the same
+    objects), and ``python -m engines.bandits`` runs the dueling command with a one-line note."""
+    import importlib
+    import os
+    import subprocess
+    import sys
+
+    for name in [m for m in sys.modules if m == "engines.bandits" or m.startswith("engines.bandits.")]:
+        del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match="engines.bandits is now engines.dueling"):
+        old = importlib.import_module("engines.bandits")
+    from engines.bandits.config import SimConfig as OldConfig
+    from engines.bandits.experiments import sweep as old_sweep
+
+    assert OldConfig is SimConfig and old.simulate is simulate and old_sweep is sweep
+    assert importlib.import_module("engines.bandits.simulate") is importlib.import_module("engines.dueling.simulate")
+    out = os.path.join(os.path.dirname(__file__), "..", "test-artifacts", "bandits-shim")
+    proc = subprocess.run([sys.executable, "-m", "engines.bandits", "run", "--T", "20", "--seeds", "1", "--algorithms",
+                           "MaxInP", "--out", out, "--overwrite", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("note: engines.bandits is now engines.dueling") and "Traceback" not in proc.stderr
+    assert os.path.isfile(os.path.join(out, "summary.json"))
