@@ -48,15 +48,25 @@ def _cpu() -> str:
     return "\n".join(dict.fromkeys(keep))
 
 
-def build_key() -> str:
-    """A hash of everything the compiled kernel depends on: its sources, numba's and Python's versions
-    (numba's read from its installed metadata, without importing it), the machine and its CPU."""
-    from importlib.metadata import version
+def _numba_version() -> bytes:
+    """numba's version file (version and revision), read without importing numba or its metadata."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        return b"no numba"
+    try:
+        return (Path(spec.origin).parent / "_version.py").read_bytes()
+    except OSError:
+        return spec.origin.encode()
 
+
+def build_key() -> str:
+    """A hash of everything the compiled kernel depends on: its sources, numba's and Python's versions,
+    the machine and its CPU."""
     h = hashlib.sha256()
     for name in SOURCES:
         h.update((_HERE / name).read_bytes())
-    h.update(f"{version('numba')} {sys.version} {platform.machine()}\n{_cpu()}".encode())
+    h.update(_numba_version())
+    h.update(f"{sys.version} {platform.machine()}\n{_cpu()}".encode())
     return h.hexdigest()[:16]
 
 
