@@ -21,7 +21,8 @@ So every request passes here first:
 - MCP: JSON nested past ``MAX_JSON_DEPTH`` is answered with HTTP 400 and a JSON-RPC parse error
   (the library's parser would fail with a RecursionError and an HTTP 500). An integer longer than
   Python converts (``sys.get_int_max_str_digits()``, 4,300 digits) is a bad number like any other: in
-  a tool's arguments a tool error naming the argument, elsewhere HTTP 400 (it was an HTTP 500).
+  a tool's arguments a tool error naming the argument, elsewhere HTTP 400 (the MCP library would
+  answer it with an HTTP 500).
 - MCP: at most ``MAX_MCP_CALLS`` tool calls are held at once (running, or waiting in Gradio's
   queue); one more is answered at once with HTTP 503 and a Retry-After header, the seconds until the
   held calls are likely done (at the pace the last calls were answered), also said in the JSON-RPC
