@@ -11,7 +11,7 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 .PHONY: demo test test-fast browser-deps venv clean kernels \
 	data-codeprm data-guardrail train-codeprm train-guardrail figures-dueling \
-	bench-watermark bench-guardrail bench-codeprm bench-dueling bench-batch bench-hardening \
+	bench-watermark bench-guardrail bench-codeprm bench-codeprm-apps bench-dueling bench-batch bench-hardening \
 	figures-bandits bench-bandits
 
 $(BIN)/python:
@@ -70,13 +70,18 @@ data-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.codeprm.apps --mirrors $(MIRRORS)
 
 # the content-labelled build (data/guardrail_v2): replies + taps, the committed content labels, train-split refusals,
-# the attack views and the contrast requests' replies
+# the attack views, the contrast requests' replies, the written materials lists, every human-labelled row
+# (data/guardrail_all), the request corpus v2 with the judge's features, and the replies to its benign requests
 data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.content_data
 	$(PYRUN) -m evals.guardrail.labels content --apply
 	nice -n 10 $(PYRUN) -m evals.guardrail.refusal_aug
 	nice -n 10 $(PYRUN) -m evals.guardrail.attack_replies
 	nice -n 10 $(PYRUN) -m evals.guardrail.contrast
+	nice -n 10 $(PYRUN) -m evals.guardrail.materials
+	nice -n 10 $(PYRUN) -m evals.guardrail.data --all-rows --views human
+	nice -n 10 $(PYRUN) -m evals.guardrail.requests
+	nice -n 10 $(PYRUN) -m evals.guardrail.request_replies
 
 # the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
 train-codeprm: $(RUN_STAMP)
@@ -106,6 +111,10 @@ bench-guardrail: $(RUN_STAMP)
 bench-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/codeprm_families.py
 	nice -n 10 $(PYRUN) benchmarks/codeprm_speed.py
+
+# the hand-labelled application spots (needs the labelled repositories' snapshots under MIRRORS)
+bench-codeprm-apps: $(RUN_STAMP)
+	nice -n 10 $(PYRUN) benchmarks/codeprm_apps.py --mirrors $(MIRRORS) --splits dev test
 
 bench-dueling: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) benchmarks/dueling_vs_reference.py

@@ -32,8 +32,6 @@ from engines.codeprm import (
     sample_candidates,
     to_sarif,
 )
-from engines.codeprm.lines import split_lines
-from engines.codeprm.parsing import prepare
 from engines.common import InputError, gpu
 
 CANDIDATE_SEP = "# ---"
@@ -81,7 +79,7 @@ def _plot(scan: dict) -> np.ndarray:
 
 def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) -> str:
     """The code with each line's step risk in the gutter; risky lines highlighted; escaped."""
-    lines = split_lines(scan["code"])
+    lines = scan["lines"]
     step_of = {}
     for s in scan["steps"]:
         for ln in range(s["start_line"], s["end_line"] + 1):
@@ -110,19 +108,22 @@ def _writing_md(scan: dict) -> str:
     """For a partial scan: the step being written (the last one), its risk and what flags it."""
     s = scan["steps"][scan["writing"]]
     state = f"flagged by {s['driver']}" if s.get("driver") else "not flagged"
-    cwe = next((f["cwe"] for f in s["findings"] if f["cwe"]), "")
+    w = s.get("weakness")
     return (f"**Being written:** step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}), "
-            f"risk **{s['risk']:.2f}**, {state}" + (f" ({cwe})" if cwe and s.get("driver") else "") + ".")
+            f"risk **{s['risk']:.2f}**, {state}" + (f" ({w['cwe']}: {w['title']})" if w else "") + ".")
 
 
 def _verdict_md(scan: dict) -> str:
     v = scan["verdict"]
     n_flag = sum(bool(s.get("driver")) for s in scan["steps"])
-    head = (f"### {'VULNERABLE' if v == 'vulnerable' else 'SAFE'}: {n_flag} flagged step{'s' if n_flag != 1 else ''}, "
-            f"file risk {scan['risk']:.2f}")
+    word = {"vulnerable": "VULNERABLE", "incomplete": "NOT FULLY CHECKED"}.get(v, "SAFE")
+    head = f"### {word}: {n_flag} flagged step{'s' if n_flag != 1 else ''}, file risk {scan['risk']:.2f}"
     parts = [head, (f"{len(scan['steps'])} steps over {scan['n_lines']} lines. A step is flagged when an analyser "
                     f"finding lies in it (any severity) or its risk (0 to 1, no unit) reaches the threshold "
                     f"{scan['threshold']:.2f}; one flagged step makes the file vulnerable.")]
+    for f in scan.get("failures", []):
+        parts.append(f"**{f['analyser']} could not read all of this code:** {f['reason']}. Its findings there may be "
+                     "missing, so the code is not called safe on its word.")
     if scan.get("writing") is not None:
         parts.append(_writing_md(scan))
     if scan.get("syntax_error"):
@@ -132,8 +133,11 @@ def _verdict_md(scan: dict) -> str:
         d = [scan["steps"][i] for i in scan["drivers"]]
         parts.append("**Steps that drove the verdict:** " + "; ".join(
             f"step {s['index'] + 1} (lines {s['start_line']}-{s['end_line']}, risk {s['risk']:.2f}"
-            + (f", {s['findings'][0]['cwe']}" if s["findings"] and s["findings"][0]["cwe"] else "")
+            + (f", {s['weakness']['cwe']}: {s['weakness']['title']}" if s.get("weakness") else "")
             + (f", flagged by {s['driver']}" if s.get("driver") else "") + ")" for s in d))
+        flows = [s["weakness"]["explanation"] for s in d if s.get("weakness") and s["weakness"]["source"] == "taint"]
+        if flows:
+            parts.append("**How input reaches the sink:** " + "; ".join(flows) + ".")
     return "\n\n".join(parts)
 
 
@@ -145,7 +149,8 @@ def _findings_rows(scan: dict) -> list[list]:
             if f["cwe"] and f.get("family") and f["cwe"] != f"CWE-{f['family']}":
                 cwe += f" (family CWE-{f['family']})"
             rows.append([s["index"] + 1, f"{s['start_line']}-{s['end_line']} (line {f['line']})", round(s["risk"], 3),
-                         cwe, f.get("severity") or "-", f.get("confidence") or "-", f["message"], f["source"],
+                         cwe, f.get("severity") or "-", f.get("confidence") or "-", f.get("explanation") or f["message"],
+                         f["source"],
                          s.get("driver") or "not flagged"])
     return rows
 
@@ -157,7 +162,7 @@ def _step_md(scan: dict, k: int) -> str:
     for f in s["findings"]:
         rating = ", ".join(x for x in (f.get("severity") and f"severity {f['severity']}",
                                        f.get("confidence") and f"confidence {f['confidence']}") if x)
-        lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f['message']} ({f['source']}"
+        lines.append(f"- `{f['cwe'] or 'risk'}` line {f['line']}: {f.get('explanation') or f['message']} ({f['source']}"
                      + (f"; {rating}" if rating else "") + ")")
     if s.get("driver"):
         lines.append(f"- this step is flagged by: **{s['driver']}**")
@@ -196,7 +201,7 @@ def scan_code(code: str, partial: bool):
     if r.syntax_error and not partial:
         gr.Warning(f"The code does not parse ({r.syntax_error}); scanned as a prefix would be.")
     scan = r.to_dict()
-    scan.update(code=prepare(code))
+    scan["lines"] = r.lines
     json_path = cache_file("codeprm-scan", name="codeprm-scan.json")
     sarif_path = cache_file("codeprm-scan", name="codeprm-scan.sarif")
     Path(json_path).write_text(r.to_json())  # in Gradio's cache: the app's delete_cache removes them
@@ -364,7 +369,8 @@ def build() -> None:
     with gr.Row():
         code_view = gr.HTML()
         step_info = gr.Markdown()
-    findings = gr.Dataframe(headers=_FINDING_COLS, label="Findings (CWE ids from bandit, CodeShield / semgrep, or the model)",
+    findings = gr.Dataframe(headers=_FINDING_COLS,
+                            label="Findings (CWE ids from bandit, CodeShield, the taint and settings rules, or the model)",
                             interactive=False, wrap=True)
     with gr.Accordion("CWE families", open=False):
         gr.Markdown("\n".join(f"- **CWE-{k}**: {v}" for k, v in sorted(CWE_INFO.items())))

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import torch
 
-from engines.guardrail.export import export_onnx, load_head, save_head
+from engines.guardrail.export import export_onnx, load_head, load_members, save_head
 from engines.guardrail.head import merge_heads
 from evals.guardrail import content_eval as ce
+from evals.guardrail import judge_train as jt
 from evals.guardrail.attack_replies import prefill_lengths
 from evals.guardrail.labels import first_pass
 from evals.guardrail.options import add_fit_options, add_head_options, head_config
@@ -106,6 +107,16 @@ def main() -> None:
     ap.add_argument("--gate", action="store_true", help="fit the request gate, P(the request is harmful) from the "
                     "last prompt token's taps, on the train requests (evals.guardrail.train.fit_request_gate); the "
                     "level each policy needs is picked on dev with its threshold and patience")
+    ap.add_argument("--judge", action="store_true", help="fit the request judge (last token, user-token mean and "
+                    "MiniLM; evals.guardrail.judge_train) on the request corpus v2's train split, its strict gate and "
+                    "uncertain band on its dev split (run `python -m evals.guardrail.requests` first)")
+    ap.add_argument("--band-recall", type=float, default=0.95, help="with --judge: the band's lower edge catches "
+                    "this share of dev's harmful requests")
+    ap.add_argument("--strict-members-from", type=Path, default=None, help="with --policy-heads: take the strict "
+                    "members (the goes-along read-out) from this saved head instead of training them")
+    ap.add_argument("--human-all", type=Path, default=None, help="add the train split's human-view replies of this "
+                    "cache (data/guardrail_all: every human-labelled row, `python -m evals.guardrail.data --all-rows`) "
+                    "that the main cache lacks")
     ap.add_argument("--members-dir", type=Path, default=None, help="keep trained members here and reuse them "
                     "(lets the two policy groups train in parallel processes)")
     ap.add_argument("--group", choices=("both", "strict", "loose"), default="both",
@@ -120,8 +131,22 @@ def main() -> None:
     levels = None
     if args.ordinal or args.policy_heads:
         levels = first_pass(*(args.levels or ()))
-    exs = load_cache(args.cache, levels)
+    judge = None
+    if args.judge:
+        from evals.guardrail.requests import OUT as CORPUS
+        from evals.guardrail.requests import load_corpus, load_features
+
+        corpus, feats = load_corpus(CORPUS), load_features(CORPUS)
+        judge = jt.fit_and_pick(corpus, feats, cap=args.max_false_stop, band_recall=args.band_recall,
+                                log=lambda *a: print(*a, flush=True))
+    exs = load_cache(args.cache, levels, judge=jt.judge_map(feats) if args.judge else None)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
+    if args.human_all is not None:
+        have = {e.id for e in exs}
+        extra = [e for e in load_cache(args.human_all, levels, judge=jt.judge_map(feats) if args.judge else None)
+                 if e.view == "human" and e.split == "train" and e.id not in have]
+        print(f"{len(extra)} more train human-view replies from {args.human_all}", flush=True)
+        exs += extra
     split = {s: [e for e in exs if e.split == s] for s in ("train", "dev", "test")}
     print({s: len(v) for s, v in split.items()}, f"loaded in {time.time() - t0:.1f}s", flush=True)
     cfg = head_config(args)
@@ -145,6 +170,13 @@ def main() -> None:
     for group, train in groups.items():
         if args.group not in ("both", group):
             continue  # another process trains that group (--members-dir)
+        if group == "strict" and args.strict_members_from is not None:
+            kept, counts = load_members(args.strict_members_from)
+            members += kept[: counts[0]]
+            infos += [{"group": "strict", "epoch": None, "dev_f1": float("nan"), "from": str(args.strict_members_from)}
+                      for _ in kept[: counts[0]]]
+            print(f"--- strict: {counts[0]} members from {args.strict_members_from}", flush=True)
+            continue
         for seed in seeds:
             path = args.members_dir / f"{group}_seed{seed}_{_tag(args, group, len(train))}.pt" if args.members_dir else None
             if path is not None and path.is_file():  # trained by an earlier (or parallel) run of this command
@@ -163,7 +195,7 @@ def main() -> None:
     if args.group != "both" and args.policy_heads:
         print(f"trained the {args.group} members into {args.members_dir}", flush=True)
         return
-    sizes = [len(seeds)] * len(groups) if args.policy_heads else None
+    sizes = [sum(i["group"] == g for i in infos) for g in groups] if args.policy_heads else None
     head = members[0] if len(members) == 1 else merge_heads(members, outputs=sizes)
     if args.proj_bits:  # the deployed weights change, so the policies are picked on dev for them
         head = head.quantize_projection(args.proj_bits)
@@ -173,10 +205,16 @@ def main() -> None:
         head.set_gate(w, b, 0.5, 0.5)
         gate_info = {"train_requests": n_req, "C": 0.1}
         print(f"request gate fitted on {n_req} train requests", flush=True)
+    if judge is not None:
+        lv = judge["levels"]
+        head.set_gate(torch.tensor(judge["w"], dtype=torch.float32), judge["b"], lv["gate"], 0.0, lv["band"],
+                      "last+mean+sentence")
+        gate_info = {"inputs": "last+mean+sentence", **judge["fit"], "levels": lv}
     pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop, "cap_by": args.cap_by}
     if args.ordinal or args.policy_heads:
         scored = {"loose": set(args.loose_views.split(","))} if args.loose_views else None
-        pols = dev_policies(head, split["dev"], score_views=scored, **pick)
+        fixed = {"strict": judge["levels"]["gate"], "loose": 0.0} if judge is not None else None
+        pols = dev_policies(head, split["dev"], score_views=scored, gates=fixed, **pick)
     else:
         thr, pat, reps = dev_policy(head, split["dev"], **pick)
         pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}
@@ -194,7 +232,7 @@ def main() -> None:
         cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
     if head.request is not None:
         cfg.strict_gate, cfg.loose_gate = pols["strict"]["gate"], pols["loose"]["gate"]
-        gate_info |= {"strict": cfg.strict_gate, "loose": cfg.loose_gate}
+        gate_info |= {"strict": cfg.strict_gate, "loose": cfg.loose_gate, "band": cfg.strict_band}
     test_exs = split["test"]
     traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))
     strict_traces = head_traces(head, test_exs, columns(cfg, cfg.hidden_size), policy="strict")[0]
@@ -202,6 +240,7 @@ def main() -> None:
     content = {
         "paired": ce.paired_bar(traces, test_exs, cfg.threshold, cfg.patience),
         "false_stops": ce.false_stops_by_source(traces, test_exs, cfg.threshold, cfg.patience),
+        "false_stops_requests": ce.false_stops_by_source(traces, test_exs, cfg.threshold, cfg.patience, view="requests"),
         "views": {v: ce.view_summary(traces, test_exs, cfg.threshold, cfg.patience, v)
                   for v in sorted({e.view for e in test_exs})},
     }
@@ -215,6 +254,8 @@ def main() -> None:
             "false_stops": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s),
             "prefill": ce.prefill_bar(s_tr, s_exs, thr_s, pat_s, prefill_lengths({e.id for e in s_exs if e.view == "prefill"}, args.cache)),
             "false_stops_prefill": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s, view="prefill"),
+            "false_stops_contrast": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s, view="contrast"),
+            "false_stops_requests": ce.false_stops_by_source(s_tr, s_exs, thr_s, pat_s, view="requests"),
         }
     n_params = sum(p.numel() for p in head.parameters())
     args.out.mkdir(parents=True, exist_ok=True)
@@ -239,6 +280,7 @@ def main() -> None:
                              "views": {v: round(r["f1"], 4) for v, r in p["reps"].items()}} for k, p in pols.items()},
         "dev_mean_f1": pols["loose"]["dev_f1"], "threshold": cfg.threshold, "patience": cfg.patience,
         "test": test, "content": content, "strict": strict, "train_seconds": round(time.time() - t0, 1),
+        "judge": None if judge is None else judge["report"],
     }
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     for v, r in test.items():
@@ -256,6 +298,13 @@ def main() -> None:
         print(f"STRICT PREFILL: {pf['within']}/{pf['n']} stopped within {pf['within_tokens']} tokens after the opener "
               f"({pf['within_rate']:.3f}); stopped at all {pf['stopped_rate']:.3f}")
         _print_false_stops("STRICT FALSE STOPS", strict["false_stops"])
+        _print_false_stops("STRICT FALSE STOPS (contrast)", strict["false_stops_contrast"])
+        _print_false_stops("STRICT FALSE STOPS (request families)", strict["false_stops_requests"])
+    _print_false_stops("LOOSE FALSE STOPS (request families)", content["false_stops_requests"])
+    if judge is not None:
+        for s_name, rep in judge["report"].items():
+            print(f"JUDGE {s_name}: AUROC {rep['auroc']} recall at gate {rep['recall_at_gate']} families "
+                  + ", ".join(f"{k} {v['rate']:.3f}" for k, v in rep["families_at_gate"].items()))
     print(f"params {n_params:,}; wrote {args.out}")
 
 

@@ -234,23 +234,24 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
 def code_scan(code: str, partial: bool = False) -> str:
     """Step-level security scan of Python source: each step (statement group) gets a security score, the file a verdict.
 
-    The code is parsed as text, never imported or executed. Findings come from the learned step model fused with the bandit and CodeShield analysers. Takes about a second.
+    The code is parsed as text, never imported or executed. Findings come from the learned step model fused with the analysers: bandit, CodeShield, and taint and framework-settings rules (user input reaching a sink, explained as a source -> sink flow). Takes about a second.
 
     Args:
         code: Python source code (at most {code_chars} characters, at most {code_lines} lines, at most {line_chars} characters a line).
         partial: true when the code is an unfinished prefix (a syntax error at its end is then expected).
 
     Returns:
-        a JSON object: verdict (safe or vulnerable), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe: the analyser's own CWE, family: the tab's CWE family, rule, message, source: bandit, codeshield or model, severity and confidence: low, medium, high or empty where the analyser rates none), flagged_steps (1-based step, lines, and what flagged it: analysers, model or both), drivers (1-based steps that drove the verdict), syntax_error.
+        a JSON object: verdict (safe, vulnerable, or incomplete: no step flagged but an analyser could not read the code), risk (0 secure .. 1 insecure), threshold, steps, findings (line, cwe: the analyser's own CWE, family: the tab's CWE family, rule, message, source: bandit, codeshield, taint, settings or model, severity and confidence: low, medium, high or empty where the analyser rates none, trace: for a taint finding its source and sink lines, explanation: the flow in words), flagged_steps (1-based step, lines, what flagged it: analysers, model or both, and weakness: the CWE that drives it with its title), drivers (1-based steps that drove the verdict), failures (analyser and reason, for each analyser that could not read the code), syntax_error.
     """
     from engines.codeprm import default_prm
 
     r = default_prm().scan(_text("code", code), partial=bool(partial))
     return _json({"verdict": r.verdict, "risk": round(float(r.risk), 4), "threshold": round(float(r.threshold), 4),
             "steps": len(r.steps), "findings": [f.to_dict() for f in r.findings],
-            "flagged_steps": [{"step": s.index + 1, "lines": [s.start_line, s.end_line], "flagged_by": s.driver}
-                              for s in r.steps if s.driver],
-            "drivers": [i + 1 for i in r.drivers], "syntax_error": r.syntax_error})
+            "flagged_steps": [{"step": s.index + 1, "lines": [s.start_line, s.end_line], "flagged_by": s.driver,
+                               "weakness": s.weakness_dict()} for s in r.steps if s.driver],
+            "drivers": [i + 1 for i in r.drivers], "failures": [f.to_dict() for f in r.failures],
+            "syntax_error": r.syntax_error})
 
 
 @_tool

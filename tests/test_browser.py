@@ -162,6 +162,25 @@ def test_codeprm_tab_scans_the_example_and_flags_it(page, artifacts_dir):
     page.screenshot(path=str(artifacts_dir / "codeprm_tab.png"), full_page=True)
 
 
+def test_codeprm_verdict_names_the_weakness_and_explains_the_flow(page, artifacts_dir):
+    """Issue 48 item 5: the SSRF example's verdict names CWE-918 (not bandit's CWE-22 of urlopen),
+    and says how the input reaches the request."""
+    _reload(page)
+    _open_tab(page, "Code security stepping")
+    box = page.get_by_label("Examples (vulnerable / fixed pairs)")
+    box.click()
+    box.fill("CWE-918 vulnerable")
+    page.get_by_role("option", name="CWE-918 vulnerable").click()
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Scan", exact=True).click()
+    drove = page.get_by_text("Steps that drove the verdict").first
+    drove.wait_for(timeout=120_000)
+    text = page.locator("[role=tabpanel]:visible").inner_text()
+    assert "CWE-918: Server-side request forgery" in text and "CWE-22:" not in text
+    assert "`url` comes from `request.args` (line 6)" in text or "url comes from request.args (line 6)" in text
+    page.screenshot(path=str(artifacts_dir / "codeprm_ssrf_verdict.png"), full_page=True)
+
+
 def test_watermark_tab_embeds_rotates_and_verifies(page, artifacts_dir):
     _open_tab(page, "Panorama watermark")
     from engines.common.paths import ASSETS_DIR

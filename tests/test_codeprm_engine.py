@@ -23,7 +23,7 @@ from engines.codeprm import (
     split_steps,
     to_sarif,
 )
-from engines.codeprm.analysers import bandit_raw
+from engines.codeprm.analysers import ANALYSERS, bandit_raw
 from engines.codeprm.fusion import ANALYSER_LEVEL, FLAG_LEVEL, MODEL_SPAN, analyser_flags, score_steps
 from engines.codeprm.findings import Finding
 from engines.codeprm.lines import split_lines
@@ -406,7 +406,7 @@ def test_a_verdict_is_vulnerable_exactly_when_a_step_names_what_flagged_it(prm_o
     assert (r.verdict == "vulnerable") == bool(flagged)
     for s in flagged:
         assert s.findings, s
-        assert {f.source for f in s.findings} & ({"bandit", "codeshield"} if "analysers" in s.driver else {"model"})
+        assert {f.source for f in s.findings} & (set(ANALYSERS) if "analysers" in s.driver else {"model"})
 
 
 def test_lexer_id_cache_is_bounded():

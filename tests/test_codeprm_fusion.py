@@ -3,6 +3,7 @@ earn their place, no flag on a step without code, one CWE table, the same number
 scan_many, file_risk, rank and SARIF, and a tree scan with one semgrep process."""
 from __future__ import annotations
 
+import dataclasses
 import sysconfig
 from pathlib import Path
 
@@ -10,8 +11,8 @@ import numpy as np
 import pytest
 
 from engines.codeprm import CodePRM, examples, to_sarif
-from engines.codeprm.analysers import codeshield, merge, run_analysers
-from engines.codeprm.cwe import BANDIT_FAMILY, FAMILIES, TABLE, sinks_in
+from engines.codeprm.analysers import ANALYSERS, bandit, codeshield, merge, run_analysers, semgrep
+from engines.codeprm.cwe import FAMILIES, TABLE, sinks_in
 from engines.codeprm.findings import CWE_INFO, Finding
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -52,10 +53,16 @@ def test_the_merge_keeps_the_most_severe_and_nothing_on_a_line_without_code():
 
 
 def test_one_cwe_table():
+    """One table of names; each analyser maps its own rules into its families, in its module."""
     assert set(CWE_INFO) == set(FAMILIES)
-    assert len(BANDIT_FAMILY) == sum(len(TABLE[k].bandit) for k in FAMILIES)  # each test in one family
+    assert set(bandit.FAMILY.values()) <= set(FAMILIES)  # every bandit test lands in a family of the table
     assert all(TABLE[TABLE[c].family].family == TABLE[c].family for c in TABLE if TABLE[c].family)
-    assert all(TABLE[k].calls or TABLE[k].sinks for k in FAMILIES)
+    assert all(TABLE[k].calls or TABLE[k].sinks for k in (22, 78, 79, 89, 94, 502, 611, 918))  # the model's sinks
+    assert sinks_in(["return redirect(nxt)"]) == []  # a family without sinks is never named by the model
+    for a in ANALYSERS.values():  # every semgrep rule names a CWE of the table
+        for r in a.rules() if a.rules else []:
+            cwe = int(str(r["metadata"]["cwe_id"]).split("-")[1].split(":")[0])
+            assert cwe in TABLE and TABLE[cwe].family, (a.name, r["id"], cwe)
 
 
 # ------------------------------------------------------------------------------ model flags
@@ -140,13 +147,13 @@ def test_file_risk_refuses_what_scan_refuses(prm):
 def test_scan_many_is_scan_per_file_with_one_semgrep_process(prm, monkeypatch):
     codes = [examples()[k] for k in sorted(examples())][:8] + [(STDLIB / "shlex.py").read_text(), "", "not python at all"]
     started = []
-    real = codeshield.SemgrepRun.__init__
+    real = semgrep.SemgrepRun.__init__
 
     def counting(self, cs, *a, **k):
         started.append(len(cs))
         real(self, cs, *a, **k)
 
-    monkeypatch.setattr(codeshield.SemgrepRun, "__init__", counting)
+    monkeypatch.setattr(semgrep.SemgrepRun, "__init__", counting)
     many = prm.scan_many(codes, [f"f{i}.py" for i in range(len(codes))])
     assert started == [len(codes) - 1]  # one process over every file that is Python
     monkeypatch.undo()
@@ -171,8 +178,8 @@ def test_scan_dir_runs_semgrep_once_over_the_tree(tmp_path, monkeypatch, capsys)
     (src / "__init__.py").write_text("")
     (src / "settings.py").write_text('SECRET_KEY = "dev-9f8e7d6c5b4a"\n')
     started = []
-    real = codeshield.SemgrepRun.__init__
-    monkeypatch.setattr(codeshield.SemgrepRun, "__init__", lambda self, cs, *a, **k: (started.append(len(cs)),
+    real = semgrep.SemgrepRun.__init__
+    monkeypatch.setattr(semgrep.SemgrepRun, "__init__", lambda self, cs, *a, **k: (started.append(len(cs)),
                                                                                      real(self, cs, *a, **k))[1])
     out = tmp_path / "scan.sarif"
     assert main(["scan", str(src), "--out", str(out), "--quiet"]) == 1
@@ -201,17 +208,18 @@ def test_scan_dir_overlaps_semgrep_with_bandit_and_the_model_and_gives_the_seque
         (src / "views" / f"v{i}.py").write_text(examples()[name])
     (src / "settings.py").write_text('SECRET_KEY = "dev-9f8e7d6c5b4a"\n')
     events = []
-    popen, bandit, result = codeshield.subprocess.Popen, analysers.bandit_findings, codeshield.SemgrepRun.result
-    monkeypatch.setattr(codeshield.subprocess, "Popen", lambda cmd, *a, **k: (events.append(("semgrep", cmd)),
-                                                                             popen(cmd, *a, **k))[1])
-    monkeypatch.setattr(analysers, "bandit_findings", lambda *a: (events.append(("bandit", None)), bandit(*a))[1])
-    monkeypatch.setattr(codeshield.SemgrepRun, "result", lambda self: (events.append(("read", None)), result(self))[1])
+    popen, local, result = semgrep.subprocess.Popen, bandit.ANALYSER.local, semgrep.SemgrepRun.result
+    monkeypatch.setattr(semgrep.subprocess, "Popen", lambda cmd, *a, **k: (events.append(("semgrep", cmd)),
+                                                                          popen(cmd, *a, **k))[1])
+    monkeypatch.setitem(analysers.ANALYSERS, "bandit", dataclasses.replace(
+        bandit.ANALYSER, local=lambda src: (events.append(("bandit", None)), local(src))[1]))
+    monkeypatch.setattr(semgrep.SemgrepRun, "result", lambda self: (events.append(("read", None)), result(self))[1])
     out = tmp_path / "scan.sarif"
     assert main(["scan", str(src), "--out", str(out), "--quiet"]) == 1
     capsys.readouterr()
     kinds = [k for k, _ in events]
     assert kinds == ["semgrep"] + ["bandit"] * (len(names) + 1) + ["read"]
-    assert events[0][1][events[0][1].index("--jobs") + 1] == "1"
+    assert events[0][1][events[0][1].index("-j") + 1] == "1"
     monkeypatch.undo()
     seq = [prm.scan(it.load().decode("utf-8"), path=it.name) for it in _items([str(src)])]
     tree = json.loads(out.read_text())

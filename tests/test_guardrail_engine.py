@@ -38,7 +38,7 @@ def streamed(guards):
 def test_stream_is_the_greedy_kv_cache_generation(guards, streamed):
     """Guarded streaming emits exactly what greedy generation emits (the guard only watches)."""
     g = guards["torch"]
-    ids = g._prompt_ids("What is the capital of France?")
+    ids = torch.tensor([g._chat("What is the capital of France?").ids])
     with torch.inference_mode():
         ref = g.bb.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=8,
                                   do_sample=False, temperature=None, top_p=None, top_k=None)

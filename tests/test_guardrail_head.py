@@ -1,6 +1,8 @@
 """SLD head, ATC loss, stop policy, anchors and ONNX export: fast tests, no backbone needed."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -13,6 +15,7 @@ from engines.guardrail.export import (
     GroupedStepModule,
     export_block_onnx,
     export_onnx,
+    init_input_name,
     load_head,
     save_head,
 )
@@ -384,18 +387,23 @@ def _heads():
     yield "merged-4bit", merge_heads([_head(seed=s) for s in range(3)]).quantize_projection(4)
     yield "two-output-4bit", merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
     yield "gated-two-output", _gated()
+    yield "judged-two-output", _gated(judge=True)
     yield "trained", load_head(ASSET_DIR / "sld_head.pt")  # committed: missing is a failure
 
 
-def _gated() -> SLDHead:
-    """A two-output head with a request gate (strict needs P(harmful request) >= 0.6, loose none)."""
+def _gated(judge: bool = False) -> SLDHead:
+    """A two-output head with a request gate (strict needs P(harmful request) >= 0.6, loose none); with
+    ``judge`` the gate reads the last-token taps, their user-token mean and a sentence embedding, and
+    strict has an uncertain band from 0.3."""
     head = merge_heads([_head(seed=s) for s in range(4)], outputs=(2, 2)).quantize_projection(4)
-    w = torch.randn(head.cfg.in_dim, generator=torch.Generator().manual_seed(5)) * 0.1
-    return head.set_gate(w, 0.2, strict=0.6, loose=0.0)
+    inputs = "last+mean+sentence" if judge else "last"
+    width = replace(head.cfg, request_inputs=inputs).judge_dim
+    w = torch.randn(width, generator=torch.Generator().manual_seed(5)) * 0.1
+    return head.set_gate(w, 0.2, strict=0.6, loose=0.0, band=0.3 if judge else 0.0, request_inputs=inputs)
 
 
 @pytest.mark.parametrize("which", ["random-small", "random-small-4bit", "merged-4bit", "two-output-4bit",
-                                   "gated-two-output", "trained"])
+                                   "gated-two-output", "judged-two-output", "trained"])
 @pytest.mark.parametrize("batch", [1, 4])
 def test_onnx_matches_torch(which, batch, tmp_path):
     """ORT and torch agree to 1e-4 on the exported step and prompt initialiser (4-bit projection
@@ -406,11 +414,11 @@ def test_onnx_matches_torch(which, batch, tmp_path):
     g = torch.Generator().manual_seed(batch)
     D, _S = head.cfg.in_dim, head.cfg.state_dim
     x = torch.randn(batch, D, generator=g) * 3
-    p = torch.randn(batch, D, generator=g) * 3
+    p = torch.randn(batch, head.cfg.judge_dim if head.cfg.gated else D, generator=g) * 3
     with torch.no_grad():
-        s0 = head.init_state(p)
+        s0 = head.init_state(p[:, :D])
         r, q, s1 = head.step(x, s0)
-    init_out = ort_session(init_p).run(None, {"prompt_taps": p.numpy()})
+    init_out = ort_session(init_p).run(None, {init_input_name(head.cfg): p.numpy()})
     s0_ort = init_out[0]
     if head.cfg.gated:  # the initialiser also reads out P(the request is harmful) for the gate
         np.testing.assert_allclose(init_out[1].reshape(-1), head.request_prob(p).reshape(-1).detach().numpy(),

@@ -17,9 +17,10 @@ from engines.codeprm.engine import (
     default_prm,
 )
 from engines.codeprm.examples import examples
-from engines.codeprm.findings import CWE_INFO, Finding
+from engines.codeprm.findings import CWE_INFO, Failure, Finding, Trace
 from engines.codeprm.sampling import sample_candidates
 from engines.codeprm.sarif import to_sarif
+from engines.codeprm.source import Source, decode
 from engines.codeprm.steps import Span, split_steps
 
 __all__ = [
@@ -27,13 +28,17 @@ __all__ = [
     "CodePRM",
     "CodeTooLarge",
     "EmptyCode",
+    "Failure",
     "Finding",
     "NotPython",
     "PRMConfig",
     "ScanResult",
+    "Source",
     "Span",
     "StepResult",
+    "Trace",
     "aggregate",
+    "decode",
     "default_prm",
     "examples",
     "run_analysers",

@@ -1,11 +1,12 @@
-"""What the tab knows about weaknesses, in one table: the CWE families it reports, each with its
-explanation, the bandit tests that find it and the sinks (calls and expressions) a model-only
-flag may name.
+"""What the tab knows about weaknesses, in one table of names: the CWE families it reports, each
+with its explanation and the sinks (calls and expressions) a model-only flag may name.
 
 A finding keeps the CWE its analyser gives (bandit's own ``cwe`` where it has one: CWE-259 for a
-hard-coded password, CWE-330 for ``random``); its *family* is the tab's row it belongs to. A step
-the model alone flags must hold one of a family's sinks: the flag names that call or expression,
-and its CWE is that sink's family, never a guess from words.
+hard-coded password, CWE-330 for ``random``); its *family* is the tab's row it belongs to. Each
+analyser maps its own rules to families in its own module (``analysers/bandit.py`` holds bandit's
+tests; the semgrep rule packs carry a CWE per rule). A step the model alone flags must hold one of
+a family's sinks: the flag names that call or expression, and its CWE is that sink's family, never
+a guess from words. Families with no sinks are the analysers' alone (the model never names them).
 """
 from __future__ import annotations
 
@@ -16,66 +17,73 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Weakness:
     """One CWE: its explanation, the family it belongs to (itself for a family), and for a
-    family the bandit tests that report it, the calls that are its sinks (dotted names; the last
-    part alone matches too when it is given with a dot) and a regular expression of its other
-    sinks (expressions: a string handed to a query, ``verify=False``)."""
+    family the calls that are its sinks (dotted names; the last part alone matches too when it is
+    given with a dot) and a regular expression of its other sinks (expressions: a string handed
+    to a query, ``verify=False``)."""
 
     title: str
     family: int = 0
-    bandit: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     sinks: str = ""
 
 
 TABLE: dict[int, Weakness] = {
-    22: Weakness("Path traversal: a user-controlled path reaches the file system.", 22, ("B202",),
+    22: Weakness("Path traversal: a user-controlled path reaches the file system.", 22,
                  ("send_file", "send_from_directory", "FileResponse", ".extractall")),
     78: Weakness("OS command injection: a shell runs a string built from input.", 78,
-                 ("B602", "B605", "B604", "B609", "B601", "B606"),
                  ("os.system", "os.popen", "os.popen2", "os.popen3", "subprocess.run", "subprocess.call",
                   "subprocess.check_call", "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
                   "subprocess.getstatusoutput", "commands.getoutput", "os.spawnl", "os.spawnlp", "os.spawnv",
                   "os.spawnvp", "os.execl", "os.execlp", "os.execv", "os.execvp", "os.execve")),
     79: Weakness("Cross-site scripting: input reaches HTML without escaping.", 79,
-                 ("B701", "B702", "B703", "B308", "B704"),
                  ("render_template_string", "Markup", "mark_safe", "SafeString", "SafeText", "format_html"),
                  r"autoescape\s*=\s*False|\|\s*safe\b"),
-    89: Weakness("SQL injection: a query is built by string formatting instead of parameters.", 89,
-                 ("B608", "B610", "B611"), (),
+    89: Weakness("SQL injection: a query is built by string formatting instead of parameters.", 89, (),
                  r"\.(?:execute|executemany|executescript|raw|extra|read_sql(?:_query)?)\s*\(\s*(?:f['\"]|[A-Za-z_(])"
                  r"|(?i:['\"]\s*(?:select|insert|update|delete)\b[^'\"]*['\"]\s*(?:%|\+|\.format\b))"
                  r"|(?i:\bf['\"]\s*(?:select|insert|update|delete)\b[^'\"]*\{)"),
-    94: Weakness("Code injection: eval/exec (or a debugger shell) runs dynamic code.", 94, ("B102", "B307", "B201"),
+    94: Weakness("Code injection: eval/exec (or a debugger shell) runs dynamic code.", 94,
                  ("eval", "exec"), r"\bdebug\s*=\s*True"),
-    295: Weakness("TLS certificate verification is disabled.", 295,
-                  ("B501", "B507", "B323", "B502", "B503", "B504"), ("ssl._create_unverified_context",),
+    295: Weakness("TLS certificate verification is disabled.", 295, ("ssl._create_unverified_context",),
                   r"\bverify\s*=\s*False|\bCERT_NONE\b|check_hostname\s*=\s*False"),
-    327: Weakness("Broken or risky cryptography (weak cipher or hash).", 327, ("B304", "B305", "B505"),
+    327: Weakness("Broken or risky cryptography (weak cipher or hash).", 327,
                   ("DES.new", "DES3.new", "ARC2.new", "ARC4.new", "Blowfish.new", "IDEA.new"),
                   r"\bMODE_ECB\b|\bmodes\.ECB\b"),
-    328: Weakness("Weak hash (MD5/SHA-1) used where a strong one is needed.", 328, ("B303", "B324"),
+    328: Weakness("Weak hash (MD5/SHA-1) used where a strong one is needed.", 328,
                   ("hashlib.md5", "hashlib.sha1"), r"\bhashlib\.new\(\s*['\"](?:md5|sha1)"),
-    338: Weakness("Non-cryptographic random generator used for secrets.", 338, ("B311",),
+    338: Weakness("Non-cryptographic random generator used for secrets.", 338,
                   ("random.random", "random.randint", "random.randrange", "random.choice", "random.choices",
                    "random.getrandbits", "random.sample", "random.uniform")),
-    377: Weakness("Insecure temporary file (predictable name or mktemp).", 377, ("B108", "B306"),
+    377: Weakness("Insecure temporary file (predictable name or mktemp).", 377,
                   ("tempfile.mktemp", ".mktemp"), r"['\"]/(?:var/)?tmp/"),
     502: Weakness("Deserialisation of untrusted data (pickle, marshal, unsafe yaml).", 502,
-                  ("B301", "B302", "B506", "B614"),
                   ("pickle.loads", "pickle.load", "pickle.Unpickler", "cPickle.loads", "cPickle.load", "dill.loads",
                    "dill.load", "marshal.loads", "marshal.load", "jsonpickle.decode", "shelve.open", "yaml.load",
                    "yaml.unsafe_load", "yaml.full_load", "yaml.load_all", "torch.load")),
     611: Weakness("XML parsed with external entities enabled (XXE).", 611,
-                  ("B313", "B314", "B315", "B316", "B317", "B318", "B319", "B320"),
                   tuple(f"{m}.{f}" for m in ("etree", "ElementTree", "ET", "minidom", "pulldom", "sax", "expatbuilder")
                         for f in ("parse", "fromstring", "XML", "parseString", "iterparse", "XMLParser"))),
-    798: Weakness("Hard-coded credential or secret.", 798, ("B105", "B106", "B107"), (),
+    798: Weakness("Hard-coded credential or secret.", 798, (),
                   r"(?i:\b\w*(?:password|passwd|pwd|secret|token|api_?key|private_?key|credential)\w*['\"]?\s*[:=]"
                   r"\s*[rbu]?['\"][^'\"\s]{4,}['\"])"),
-    918: Weakness("Server-side request forgery: a request goes to a user-supplied URL.", 918, ("B310",),
+    918: Weakness("Server-side request forgery: a request goes to a user-supplied URL.", 918,
                   ("urlopen", "urllib.request.Request"),
                   r"\b(?:requests|httpx|session|client)\.(?:get|post|put|delete|head|patch|request)\s*\(\s*(?!['\"])"),
+    # families only the analysers report (no sinks: the model never names them)
+    90: Weakness("LDAP injection: input is built into an LDAP filter or name.", 90),
+    113: Weakness("HTTP header injection: input is written into a response header.", 113),
+    209: Weakness("Error details (a traceback) are sent to the client.", 209),
+    347: Weakness("A token's signature is not verified (JWT decoded without verification).", 347),
+    601: Weakness("Open redirect: a redirect goes to a user-supplied URL.", 601),
+    614: Weakness("A session cookie is sent without its Secure or HttpOnly flag.", 614),
+    643: Weakness("XPath injection: input is built into an XPath query.", 643),
+    942: Weakness("A permissive origin or host policy: any origin with credentials, or any Host.", 942),
     # CWEs the analysers give that belong to a family above
+    95: Weakness("Eval injection: input reaches eval, exec or compile.", 94),
+    183: Weakness("A permissive allow-list of hosts (any Host header accepted).", 942),
+    489: Weakness("Active debug code: the debugger or debug pages are on.", 94),
+    1004: Weakness("A sensitive cookie without the HttpOnly flag.", 614),
+    1336: Weakness("Server-side template injection: input becomes template source.", 94),
     20: Weakness("Improper input validation (an unsafe parser of untrusted input)."),
     80: Weakness("Basic cross-site scripting: a template or markup built without escaping.", 79),
     259: Weakness("Use of a hard-coded password.", 798),
@@ -85,7 +93,6 @@ TABLE: dict[int, Weakness] = {
     335: Weakness("A pseudo-random generator seeded with a fixed value.", 338),
 }
 FAMILIES: tuple[int, ...] = tuple(k for k, w in TABLE.items() if w.family == k)
-BANDIT_FAMILY: dict[str, int] = {t: k for k in FAMILIES for t in TABLE[k].bandit}
 
 
 def _call_pattern(name: str) -> str:
@@ -96,7 +103,7 @@ def _call_pattern(name: str) -> str:
 
 _SINKS = [(k, re.compile("|".join([_call_pattern(c) for c in TABLE[k].calls] + ([TABLE[k].sinks] if TABLE[k].sinks
                                                                                   else []))))
-          for k in FAMILIES]
+          for k in FAMILIES if TABLE[k].calls or TABLE[k].sinks]
 _CALLS = sorted((c.lstrip("."), k) for k in FAMILIES for c in TABLE[k].calls)
 _TAIL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)$")
 
@@ -119,6 +126,17 @@ def family_of(cwe: int) -> int:
     """
     w = TABLE.get(cwe)
     return w.family if w else 0
+
+
+def named(cwe: int, family: int) -> int:
+    """The CWE that names a finding's weakness: its own when it belongs to its family (CWE-259
+    in the hard-coded-credential family), else the family (bandit calls ``urlopen`` CWE-22, but
+    its family is SSRF, CWE-918).
+
+    >>> named(259, 798), named(22, 918), named(0, 94)
+    (259, 918, 94)
+    """
+    return cwe if cwe and family_of(cwe) == family else family
 
 
 @dataclass(frozen=True)

@@ -20,20 +20,12 @@ import numpy as np
 from engines.codeprm.aggregation import aggregate, softmin_safety, topk_safe_ratio
 from engines.codeprm.config import PRMConfig
 from engines.codeprm.features import Features, featurize
-from engines.codeprm.findings import Finding
+from engines.codeprm.cwe import named, title
+from engines.codeprm.findings import LEVELS, Failure, Finding
 from engines.codeprm.fusion import FLAG_LEVEL, Scored, score_steps
-from engines.codeprm.lines import code_lines, split_lines
-from engines.codeprm.parsing import (
-    CodeTooLarge,
-    EmptyCode,
-    NotPython,
-    Parsed,
-    check_code,
-    parse_once,
-    parse_python,
-)
+from engines.codeprm.parsing import CodeTooLarge, EmptyCode, NotPython, check_code, parse_once
 from engines.codeprm.repair import repair
-from engines.codeprm.steps import Span, split_steps
+from engines.codeprm.source import Source
 from engines.codeprm.tokens import Lexer
 from engines.common.errors import InputError, ShowcaseError
 from engines.common.paths import ASSETS_DIR
@@ -62,11 +54,39 @@ class StepResult:
     def risk(self) -> float:
         return 1.0 - self.score
 
+    @property
+    def weakness(self) -> Finding | None:
+        """The finding that drives this step's verdict: of a step the analysers flag, their
+        finding in a tab family that says most (a traced flow from input to sink first, then the
+        most severe and confident); of a step only the model flags, the model's; else None."""
+        if not self.driver:
+            return None
+        by_model = [f for f in self.findings if f.source == "model"]
+        found = [f for f in self.findings if f.source != "model" and f.family]
+        if not found or not self.driver.startswith("analysers"):
+            return by_model[0] if by_model else (found[0] if found else None)
+        return max(found, key=lambda f: (f.trace is not None, _rank(f.severity), _rank(f.confidence),
+                                         f.source in ("taint", "settings"), -f.line))
+
+    def weakness_dict(self) -> dict | None:
+        """The weakness as the tab shows it: the CWE that names it and its title."""
+        f = self.weakness
+        if f is None:
+            return None
+        cwe = named(f.cwe, f.family)
+        return {"cwe": f"CWE-{cwe}", "title": title(cwe), "line": f.line, "rule": f.rule, "source": f.source,
+                "explanation": f.explanation}
+
     def to_dict(self) -> dict:
         return {"index": self.index, "start_line": self.start_line, "end_line": self.end_line, "text": self.text,
                 "score": round(self.score, 6), "risk": round(self.risk, 6), "hot_line": self.hot_line,
                 "model_score": None if self.model_score is None else round(self.model_score, 6),
-                "driver": self.driver, "findings": [f.to_dict() for f in self.findings]}
+                "driver": self.driver, "weakness": self.weakness_dict(),
+                "findings": [f.to_dict() for f in self.findings]}
+
+
+def _rank(level: str) -> int:
+    return LEVELS.index(level) if level in LEVELS else -1
 
 
 class RankedCandidate(dict):
@@ -83,8 +103,11 @@ class ScanResult:
     """The scan of one piece of code: steps, aggregate risk, verdict and what drove it.
 
     ``threshold`` is the step risk at or above which a step is flagged; the verdict is
-    "vulnerable" exactly when a step is flagged. ``writing`` is, for a partial scan, the index
-    of the step being written (the last one)."""
+    "vulnerable" exactly when a step is flagged, "incomplete" when none is but an analyser could
+    not read the code (``failures`` says which and why: a file is never called safe because an
+    analyser gave up), else "safe". ``writing`` is, for a partial scan, the index of the step
+    being written (the last one). ``lines`` are the scanned text's lines as Python numbers them
+    (what the tab shows)."""
 
     steps: list[StepResult]
     risk: float
@@ -97,6 +120,8 @@ class ScanResult:
     path: str = "snippet.py"
     analysers: bool = True
     writing: int | None = None
+    failures: list[Failure] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list, repr=False)
 
     def __repr__(self) -> str:
         return (f"ScanResult(verdict={self.verdict!r}, risk={self.risk:.3f}, steps={len(self.steps)}, "
@@ -110,7 +135,13 @@ class ScanResult:
         return {"path": self.path, "verdict": self.verdict, "risk": round(self.risk, 6),
                 "threshold": round(self.threshold, 6), "partial": self.partial, "syntax_error": self.syntax_error,
                 "n_lines": self.n_lines, "analysers": self.analysers, "drivers": self.drivers,
-                "writing": self.writing, "steps": [s.to_dict() for s in self.steps]}
+                "writing": self.writing, "failures": [f.to_dict() for f in self.failures],
+                "steps": [s.to_dict() for s in self.steps]}
+
+    @property
+    def code(self) -> str:
+        """The scanned text (BOM dropped, Python's line ends, tabs expanded)."""
+        return "\n".join(self.lines) + ("\n" if self.lines else "")
 
     def to_json(self, indent: int | None = 2) -> str:
         """The scan as JSON (what the tab's JSON download holds)."""
@@ -125,15 +156,14 @@ class ScanResult:
 
 @dataclass
 class _Piece:
-    """One piece of code on its way through the scoring path."""
+    """One piece of code on its way through the scoring path: its :class:`Source` and what the
+    model and the analysers said of it."""
 
-    code: str
-    parsed: Parsed
-    spans: list[Span]
-    lines: list[str]
+    src: Source
     model: np.ndarray | None = None
     hot: list[int] = field(default_factory=list)
     found: list[Finding] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
 
 
 class CodePRM:
@@ -208,12 +238,14 @@ class CodePRM:
             logits, w = lt.numpy(), wt.numpy()
         return 1.0 / (1.0 + np.exp(-logits.astype(np.float64))), w
 
-    def model_risks(self, code: str, spans: list[Span]) -> tuple[np.ndarray, list[int]]:
-        """The learned model's step risks for ``code`` and each step's hot line (where its
-        attention points)."""
+    def model_risks(self, src: Source | str, spans=None) -> tuple[np.ndarray, list[int]]:
+        """The learned model's step risks for ``src`` (a :class:`Source`, or a text) and each
+        step's hot line (where its attention points)."""
+        src = Source.of(src, max_step_lines=self.cfg.max_step_lines)
+        spans = src.spans if spans is None else spans
         if not spans:
             return np.zeros(0), []
-        feats = featurize(code, self.cfg, self.lexer, spans)
+        feats = featurize(src.text, self.cfg, self.lexer, spans)
         p, att = self.step_probs(feats)
         hot = []
         for k, sp in enumerate(spans):
@@ -222,106 +254,111 @@ class CodePRM:
             hot.append(int(feats.lines[row[valid][int(np.argmax(att[k][valid]))]]) if valid.any() else sp.start)
         return p, hot
 
-    def analyse(self, codes: list[str], parsed: list[Parsed] | None = None) -> list[list[Finding]]:
-        """Merged analyser findings for each piece of code (``analysers.run_analysers``: bandit on
-        the scan's own parse, CodeShield in one semgrep call for all pieces)."""
-        from engines.codeprm.analysers import run_analysers
+    def analyse(self, codes: list, parsed: list | None = None) -> list[list[Finding]]:
+        """Merged analyser findings for each piece of code (:class:`Source` s or texts; bandit on
+        the scan's own parse, the semgrep rule packs in one semgrep call for all pieces)."""
+        from engines.codeprm.analysers import start_analysers
 
-        parsed = parsed or [parse_once(c) for c in codes]
-        return run_analysers(codes, pieces=[p.pieces for p in parsed])
+        pieces = [p.pieces for p in parsed] if parsed else None
+        return start_analysers(codes, pieces=pieces).findings()
 
     def _fuses(self, analysers: bool) -> bool:
         return analysers and self.cfg.fuse_analysers
 
-    def _piece(self, code: str, parsed: Parsed, model: bool = True) -> _Piece:
-        p = _Piece(code, parsed, split_steps(code, self.cfg.max_step_lines), split_lines(code))
+    def _source(self, code, path: str = "snippet.py", what: str = "code", empty: bool = False) -> Source:
+        return Source.read(code, self.cfg, path, what, empty=empty)
+
+    def _piece(self, src: Source, model: bool = True) -> _Piece:
+        p = _Piece(src)
         if model:
-            p.model, p.hot = self.model_risks(code, p.spans)
+            p.model, p.hot = self.model_risks(src)
         return p
 
     def _score(self, p: _Piece, analysers: bool, partial: bool = False) -> Scored:
         """The one scoring function behind scan, scan_many, file_risk and rank."""
         method = "fused" if self._fuses(analysers) else "model alone"
-        return score_steps(p.lines, p.spans, p.model, p.found if method == "fused" else [], self.cfg,
-                           p.parsed.parses, code_lines(p.code), p.hot, method, partial)
+        src = p.src
+        return score_steps(src.lines, src.spans, p.model, p.found if method == "fused" else [], self.cfg,
+                           src.parsed.parses, src.code_lines, p.hot, method, partial)
 
     def _result(self, p: _Piece, sc: Scored, partial: bool, path: str, analysers: bool) -> ScanResult:
-        syntax_error = p.parsed.syntax_error
-        if syntax_error is not None and partial and (p.parsed.repairable or repair(p.code) is not None):
+        src = p.src
+        syntax_error = src.parsed.syntax_error
+        if syntax_error is not None and partial and (src.parsed.repairable or repair(src.text, lines=src.lines)
+                                                     is not None):
             syntax_error = None
         why = sc.drivers()
         steps = []
-        for k, sp in enumerate(p.spans):
+        for k, sp in enumerate(src.spans):
             fs = [f for f in p.found if sp.start <= f.line <= sp.end] + ([sc.model_findings[k]]
                                                                         if k in sc.model_findings else [])
-            steps.append(StepResult(k, sp.start, sp.end, "\n".join(p.lines[sp.start - 1: sp.end]),
+            steps.append(StepResult(k, sp.start, sp.end, "\n".join(src.lines[sp.start - 1: sp.end]),
                                     1.0 - float(sc.risks[k]), p.hot[k] if p.hot else sp.start, fs,
                                     1.0 - float(sc.model[k]), why[k]))
         weights = aggregate(sc.risks, self.cfg)[1] if len(sc.risks) else np.zeros(0)
         flagged = [int(i) for i in np.argsort(-weights, kind="stable") if sc.flagged[i]][:3]
         drivers = flagged or [int(i) for i in np.argsort(-weights, kind="stable")[:1]]
-        return ScanResult(steps, sc.risk, sc.verdict, FLAG_LEVEL, drivers, partial, syntax_error, len(p.lines), path,
-                          analysers, len(steps) - 1 if partial and steps else None)
+        verdict = "incomplete" if sc.verdict == "safe" and p.failures else sc.verdict
+        return ScanResult(steps, sc.risk, verdict, FLAG_LEVEL, drivers, partial, syntax_error, src.n_lines, path,
+                          analysers, len(steps) - 1 if partial and steps else None, list(p.failures), src.lines)
 
     def scan(self, code: str, partial: bool = False, path: str = "snippet.py", analysers: bool = True) -> ScanResult:
         """Score every step of ``code`` and give the verdict.
 
-        One parse, then steps -> model -> analysers -> fusion. ``partial=True`` says the code is
+        The text is read once into a :class:`Source` (lines, code lines, steps, one parse), then
+        steps -> model -> analysers -> fusion all read that. ``partial=True`` says the code is
         a prefix (a live completion): a syntax error at its end is expected and not reported,
         and ``writing`` names the step being written. ``analysers=False`` means the learned model
         alone: no analyser runs and the model flags at its own threshold. Text that is not Python
-        raises :class:`NotPython`; input over the caps raises :class:`CodeTooLarge`.
+        raises :class:`NotPython`; input over the caps raises :class:`CodeTooLarge`. An analyser
+        that cannot read the code is named in ``failures`` (and the verdict is then never "safe").
 
         >>> prm = CodePRM.load()                                             # doctest: +SKIP
         >>> r = prm.scan("import pickle\\nobj = pickle.loads(blob)\\n")        # doctest: +SKIP
         >>> r.verdict, r.steps[-1].findings[0].cwe                             # doctest: +SKIP
         ('vulnerable', 502)
         """
-        code = check_code(code, self.cfg)
-        p = self._piece(code, parse_python(code, path))
-        if self._fuses(analysers):
-            p.found = self.analyse([code], [p.parsed])[0]
-        return self._result(p, self._score(p, analysers, partial), partial, path, analysers)
+        return self.scan_many([code], [path], partial, analysers, empty=False, raise_errors=True)[0]
 
     def scan_many(self, codes: list[str], paths: list[str] | None = None, partial: bool = False,
-                  analysers: bool = True, progress=None) -> list[ScanResult | InputError]:
+                  analysers: bool = True, progress=None, empty: bool = True, raise_errors: bool = False,
+                  rule_timeout_s: float | None = None) -> list[ScanResult | InputError]:
         """Scan many files with one semgrep process over all of them, started first so that it
         runs while bandit and the model work here (what ``scan DIR`` does). A file that cannot
-        be scanned (not Python, too large) gives its :class:`InputError` in its place; an empty
-        one is safe, with no steps.
-        ``progress(i)`` is called as each file's own analysis finishes."""
+        be scanned (not Python, too large) gives its :class:`InputError` in its place (raised
+        with ``raise_errors``); an empty one is safe, with no steps (``empty=False``: refused).
+        ``progress(i)`` is called as each file's own analysis finishes; ``rule_timeout_s`` is
+        semgrep's limit per rule and file."""
         from engines.codeprm.analysers import start_analysers
 
         paths = paths or [f"snippet{i}.py" for i in range(len(codes))]
         pieces: list[_Piece | InputError] = []
         for code, path in zip(codes, paths):
             try:
-                c = check_code(code, self.cfg)
-                pieces.append(_Piece(c, parse_python(c, path), [], []))
-            except EmptyCode:  # an empty file (an empty __init__.py) is scanned: no steps, safe
-                pieces.append(_Piece("", Parsed([], None, True), [], []))
+                pieces.append(_Piece(self._source(code, path, empty=empty)))
             except InputError as exc:
+                if raise_errors:
+                    raise
                 pieces.append(exc)
         ok = [p for p in pieces if isinstance(p, _Piece)]
-        started = start_analysers([p.code for p in ok], pieces=[p.parsed.pieces for p in ok]) \
+        started = start_analysers([p.src for p in ok], rule_timeout_s=rule_timeout_s) \
             if self._fuses(analysers) else None
         try:
             k = 0
             for i, p in enumerate(pieces):
                 if isinstance(p, _Piece):
-                    p.spans, p.lines = split_steps(p.code, self.cfg.max_step_lines), split_lines(p.code)
-                    p.model, p.hot = self.model_risks(p.code, p.spans)
+                    p.model, p.hot = self.model_risks(p.src)
                     if started:
                         started.step(k)
                     k += 1
                 if progress:
                     progress(i)
-            found = started.findings() if started else [[] for _ in ok]
+            found = started.results() if started else []
         finally:
             if started:
                 started.stop()
-        for p, fs in zip(ok, found):
-            p.found = fs
+        for p, a in zip(ok, found):
+            p.found, p.failures = a.findings, a.failures
         return [p if isinstance(p, InputError) else
                 self._result(p, self._score(p, analysers, partial), partial, path, analysers)
                 for p, path in zip(pieces, paths)]
@@ -330,10 +367,9 @@ class CodePRM:
         """Aggregate risk of ``code`` (model alone, or fused with the analysers), by the scan's
         own scoring path; for evaluation."""
         use = self.cfg.fuse_analysers if fuse is None else fuse
-        code = check_code(code, self.cfg)
-        p = self._piece(code, parse_python(code))
+        p = self._piece(self._source(code))
         if use:
-            p.found = self.analyse([code], [p.parsed])[0]
+            p.found = self.analyse([p.src])[0]
         return self._score(p, use).risk
 
     # ------------------------------------------------------------------ ranking
@@ -371,17 +407,16 @@ class CodePRM:
         for i, cand in enumerate(candidates):
             if not isinstance(cand, str) or not cand.strip():
                 raise InputError(f"candidate {i + 1} is empty")
-            code = check_code(base + cand, self.cfg, f"candidate {i + 1}")
-            pieces.append(self._piece(code, parse_once(code)))
+            pieces.append(self._piece(Source.read(base + cand, self.cfg, what=f"candidate {i + 1}", python=False)))
         if self._fuses(analysers):
-            for p, fs in zip(pieces, self.analyse([p.code for p in pieces], [p.parsed for p in pieces])):
+            for p, fs in zip(pieces, self.analyse([p.src for p in pieces])):
                 p.found = fs
         out = []
         for i, (cand, p) in enumerate(zip(candidates, pieces)):
             sc = self._score(p, analysers)
-            own = [k for k, sp in enumerate(p.spans) if sp.end > n_prefix] or [len(p.spans) - 1]
+            own = [k for k, sp in enumerate(p.src.spans) if sp.end > n_prefix] or [len(p.src.spans) - 1]
             s = 1.0 - sc.risks[own]
-            out.append(RankedCandidate({"index": i, "candidate": cand, "parses": p.parsed.parses,
+            out.append(RankedCandidate({"index": i, "candidate": cand, "parses": p.src.parsed.parses,
                         "topk_safe_ratio": topk_safe_ratio(s, self.cfg.top_k, 1.0 - FLAG_LEVEL),
                         "reward": softmin_safety(s, self.cfg.tau), "mean_score": float(s.mean()),
                         "min_score": float(s.min()), "n_steps": len(s),

@@ -140,11 +140,16 @@ def code_lines(code: str) -> frozenset[int]:
     >>> sorted(code_lines("'''Doc.\n\nMore.'''\n# note\nx = 1  # set\n\ny = f(\n    'a')\n"))
     [5, 7, 8]
     """
+    return code_lines_of(split_lines(code))
+
+
+def code_lines_of(lines: list[str]) -> frozenset[int]:
+    """:func:`code_lines` of text already split into ``lines`` (what a :class:`Source` holds)."""
     out: set[int] = set()
     sc = Scanner()
     stmt: list[int] = []
     has_code = False
-    for k, line in enumerate(split_lines(code), 1):
+    for k, line in enumerate(lines, 1):
         sc.feed(line)
         if line[: sc.code_end].strip():
             stmt.append(k)

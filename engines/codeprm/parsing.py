@@ -41,6 +41,11 @@ def check_code(code, cfg: PRMConfig, what: str = "code") -> str:
     >>> check_code("x = 1\\r\\n", PRMConfig())
     'x = 1\\n'
     """
+    return checked_lines(code, cfg, what)[0]
+
+
+def checked_lines(code, cfg: PRMConfig, what: str = "code") -> tuple[str, list[str]]:
+    """:func:`check_code` and the checked text's lines (split once, here)."""
     if not isinstance(code, str):
         raise InputError(f"{what} must be a string, got {type(code).__name__}")
     if "\x00" in code:
@@ -49,17 +54,17 @@ def check_code(code, cfg: PRMConfig, what: str = "code") -> str:
         raise CodeTooLarge(f"the {what} has {len(code):,} characters; the limit is {cfg.max_chars:,} "
                            "characters per request. Scan a smaller file or split it.")
     code = prepare(code)
-    n = count_lines(code)
-    if n > cfg.max_lines:
-        raise CodeTooLarge(f"the {what} has {n:,} lines; the limit is {cfg.max_lines:,} lines per request. "
+    lines = split_lines(code)
+    if len(lines) > cfg.max_lines:
+        raise CodeTooLarge(f"the {what} has {len(lines):,} lines; the limit is {cfg.max_lines:,} lines per request. "
                            "Split the file.")
-    longest = max(map(len, split_lines(code)), default=0)
+    longest = max(map(len, lines), default=0)
     if longest > cfg.max_line_chars:
         raise CodeTooLarge(f"one line has {longest:,} characters; the limit is {cfg.max_line_chars:,} "
                            "characters per line (minified or generated code is not scanned).")
     if not code.strip():
         raise EmptyCode(f"there is no {what} to scan: paste some Python first")
-    return code
+    return code, lines
 
 
 @dataclass
@@ -76,16 +81,50 @@ class Parsed:
         return self.syntax_error is None
 
 
-def parse_once(code: str, path: str = "snippet.py") -> Parsed:
-    """Parse ``code`` (never run it): the whole code when it parses, else repaired / per-step pieces."""
+TOO_DEEP = "the expression is nested too deeply for Python's parser"
+
+
+def nesting(code: str) -> int:
+    """The deepest nesting of ``code``: brackets open at once, or unary operators in a row (each
+    is one level of Python's parser), whichever is larger.
+
+    >>> nesting("x = -(-(-1))\\n"), nesting("y = not not not not a\\n")
+    (5, 4)
+    """
+    deepest = depth = run = 0
+    for m in _NEST.finditer(code):
+        tok = m.group(0)
+        if tok in "([{":
+            depth += 1
+            run = 0
+        elif tok in ")]}":
+            depth = max(depth - 1, 0)
+            run = 0
+        elif tok.strip() in ("-", "+", "~", "not"):
+            run += 1
+        else:
+            run = 0
+        deepest = max(deepest, depth + run)
+    return deepest
+
+
+_NEST = re.compile(r"[()\[\]{}]|[-+~]|\bnot\b|[^\s()\[\]{}\-+~]+")
+
+
+def parse_once(code: str, path: str = "snippet.py", lines: list[str] | None = None) -> Parsed:
+    """Parse ``code`` (never run it): the whole code when it parses, else repaired / per-step pieces.
+    A parser that gives up on nesting (Python's ``MemoryError`` or ``RecursionError``) is named in
+    words, with the depth."""
     try:
         tree = compile(code, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
         return Parsed([(0, code, tree)], None, True)
     except SyntaxError as exc:
         err = f"line {exc.lineno}: {exc.msg}"
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError):
+        return Parsed([], f"{TOO_DEEP} ({nesting(code):,} levels)", False)
+    except ValueError as exc:
         return Parsed([], str(exc) or type(exc).__name__, False)
-    found = repaired_pieces(code)
+    found = repaired_pieces(code, lines=lines)
     return Parsed(found, err, len(found) == 1 and found[0][0] == 0)
 
 
@@ -96,7 +135,7 @@ _PY_LINE = re.compile(r"^(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+|import\s+[\w
                       r"(?:else|try|finally)\s*:|@[\w.]+|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*(?:[-+*/|&%]?=[^=]|\())")
 
 
-def looks_like_python(code: str, parsed: Parsed) -> bool:
+def looks_like_python(code: str, parsed: Parsed, lines: list[str] | None = None) -> bool:
     """True for whatever ``ast.parse`` accepts (a docstring-only module too); for code that does
     not parse, when most non-blank, non-comment lines belong to pieces that parse or read as
     Python statements (``def f(``, ``import x``, ``name = ...``) and at least one is a real
@@ -109,9 +148,9 @@ def looks_like_python(code: str, parsed: Parsed) -> bool:
     >>> looks_like_python("Hello, how are you today?", parse_once("Hello, how are you today?"))
     False
     """
-    if parsed.syntax_error is None and parsed.pieces:
+    if parsed.syntax_error is None and parsed.pieces or (parsed.syntax_error or "").startswith(TOO_DEEP):
         return True
-    lines = [ln.strip() for ln in split_lines(code)]
+    lines = [ln.strip() for ln in (split_lines(code) if lines is None else lines)]
     code_lines = [i for i, ln in enumerate(lines, 1) if ln and not ln.startswith("#")]
     if not code_lines:
         return False

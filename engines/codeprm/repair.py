@@ -11,7 +11,7 @@ import re
 import textwrap
 
 from engines.codeprm.lines import Scanner, split_lines
-from engines.codeprm.steps import split_steps
+from engines.codeprm.steps import steps_of_lines
 
 PLACEHOLDER = "_"
 # a line ending in one of these waits for an operand
@@ -99,7 +99,7 @@ def complete(code: str) -> list[str]:
     return out
 
 
-def repair(code: str, max_drop: int = 6) -> tuple[str, ast.Module] | None:
+def repair(code: str, max_drop: int = 6, lines: list[str] | None = None) -> tuple[str, ast.Module] | None:
     """Make a prefix or broken snippet parse: returns (repaired text, tree) or None.
 
     Tries the code as is, then :func:`complete` (the last line kept), then the same with up to
@@ -110,7 +110,7 @@ def repair(code: str, max_drop: int = 6) -> tuple[str, ast.Module] | None:
     >>> repair("if a:\\n    x = 1\\nelif subprocess.run('ls ' + d, shell=True")[0].splitlines()[2]
     "elif subprocess.run('ls ' + d, shell=True):"
     """
-    lines = split_lines(code)
+    lines = split_lines(code) if lines is None else lines
     for drop in range(min(max_drop, max(len(lines) - 1, 0)) + 1):
         body = "\n".join(lines[: len(lines) - drop]) if drop else code
         for cand in ([body] if drop == 0 else []) + complete(body):
@@ -120,16 +120,16 @@ def repair(code: str, max_drop: int = 6) -> tuple[str, ast.Module] | None:
     return None
 
 
-def pieces(code: str, max_step_lines: int = 8) -> list[tuple[int, str, ast.Module]]:
+def pieces(code: str, max_step_lines: int = 8, lines: list[str] | None = None) -> list[tuple[int, str, ast.Module]]:
     """(line offset, text, tree) pieces that parse: the whole repaired code or each step alone
     (a step that continues a block, ``elif``/``else``/``except``/``finally``, is read after a
     stand-in header line, so its offset is one less)."""
-    fixed = repair(code)
+    lines = split_lines(code) if lines is None else lines
+    fixed = repair(code, lines=lines)
     if fixed is not None:
         return [(0, fixed[0], fixed[1])]
     out = []
-    lines = split_lines(code)
-    for sp in split_steps(code, max_step_lines):
+    for sp in steps_of_lines(lines, max_step_lines):
         text = textwrap.dedent("\n".join(lines[sp.start - 1: sp.end]))
         r = repair(text, max_drop=2)
         if r is not None:

@@ -42,7 +42,11 @@ def split_steps(code: str, max_lines: int = 8) -> list[Span]:
     >>> split_steps("if line.startswith('#') and f(x,\\n        y):\\n    pass\\n\\nz = 1\\n")
     [Span(start=1, end=3), Span(start=5, end=5)]
     """
-    lines = split_lines(code)
+    return steps_of_lines(split_lines(code), max_lines)
+
+
+def steps_of_lines(lines: list[str], max_lines: int = 8) -> list[Span]:
+    """:func:`split_steps` of text already split into ``lines`` (what a ``Source`` holds)."""
     spans: list[Span] = []
 
     def close(a: int, b: int) -> None:

@@ -51,18 +51,78 @@ class Backbone:
         return torch.tensor([ids], dtype=torch.long, device=self.device)
 
 
-def chat_prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int | None = None) -> list[int]:
-    """Chat-template ids of a one-turn prompt (generation header appended); the user text is cut
-    to ``max_prompt_tokens`` tokens when given.
+CUT_MARK = "\n[…]\n"
+"""What stands between the head and the tail of a user text cut by :func:`cut_user_text`."""
+
+
+def cut_user_text(tokenizer, prompt: str, max_prompt_tokens: int | None = None) -> tuple[str, bool]:
+    """The user text as the model reads it: whole when it fits ``max_prompt_tokens`` tokens, else its
+    first and last ``max_prompt_tokens / 2`` tokens joined by :data:`CUT_MARK`, so an ask placed after
+    attached material is still read. Returns (text, whether it was cut). Training and serving both
+    read requests through this one function.
+
+    >>> class Tok:  # one token per word
+    ...     def __call__(self, s, add_special_tokens=False): return {"input_ids": s.split()}
+    ...     def decode(self, ids): return " ".join(ids)
+    >>> cut_user_text(Tok(), "a b c d e f", 4)
+    ('a b\n[…]\ne f', True)
     """
-    if max_prompt_tokens is not None:
-        text_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-        if len(text_ids) > max_prompt_tokens:
-            prompt = tokenizer.decode(text_ids[:max_prompt_tokens])
-    enc = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+    if max_prompt_tokens is None:
+        return prompt, False
+    text_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    if len(text_ids) <= max_prompt_tokens:
+        return prompt, False
+    head = max_prompt_tokens // 2
+    tail = max_prompt_tokens - head
+    return tokenizer.decode(text_ids[:head]) + CUT_MARK + tokenizer.decode(text_ids[len(text_ids) - tail:]), True
+
+
+@dataclass
+class ChatPrompt:
+    """A one-turn chat prompt as the model reads it: template ids, where the user text sits in them
+    (``ids[user_start:user_end]``), and whether the user text was cut (:func:`cut_user_text`)."""
+
+    ids: list[int]
+    user_start: int
+    user_end: int
+    cut: bool
+
+
+def _template_ids(tokenizer, text: str) -> list[int]:
+    enc = tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True,
                                         tokenize=True)
     ids = enc["input_ids"] if isinstance(enc, dict) or hasattr(enc, "keys") else enc
     return [int(i) for i in ids]
+
+
+def _template_margins(tokenizer) -> tuple[int, int]:
+    """(tokens before, tokens after) the user text in the chat template: the common prefix and
+    suffix of two renders that differ only in the user text."""
+    key = id(tokenizer)
+    if key not in _MARGINS:
+        a, b = _template_ids(tokenizer, "alpha"), _template_ids(tokenizer, "beta gamma")
+        pre = next(k for k, (x, y) in enumerate(zip(a, b)) if x != y)
+        post = next(k for k, (x, y) in enumerate(zip(a[::-1], b[::-1])) if x != y)
+        _MARGINS[key] = (pre, post)
+    return _MARGINS[key]
+
+
+_MARGINS: dict[int, tuple[int, int]] = {}
+
+
+def chat_prompt(tokenizer, prompt: str, max_prompt_tokens: int | None = None) -> ChatPrompt:
+    """The chat-template ids of a one-turn prompt (generation header appended), the user text cut by
+    :func:`cut_user_text` to ``max_prompt_tokens`` tokens (its head and tail) when given, with the
+    span of the user text (what the request judge averages over)."""
+    text, cut = cut_user_text(tokenizer, prompt, max_prompt_tokens)
+    ids = _template_ids(tokenizer, text)
+    pre, post = _template_margins(tokenizer)
+    return ChatPrompt(ids, pre, max(pre + 1, len(ids) - post), cut)
+
+
+def chat_prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int | None = None) -> list[int]:
+    """Chat-template ids of a one-turn prompt (:func:`chat_prompt`'s ``ids``)."""
+    return chat_prompt(tokenizer, prompt, max_prompt_tokens).ids
 
 
 def gguf_path() -> Path:

@@ -5,6 +5,8 @@ from dataclasses import asdict, dataclass, fields
 
 POLICY_COLUMNS = ("strict", "loose")
 """Column order of a two-output head's risks (``GuardConfig.outputs == 2``)."""
+REQUEST_INPUTS = ("last", "last+mean+sentence")
+"""What a request judge can read (``GuardConfig.request_inputs``)."""
 
 
 @dataclass
@@ -45,6 +47,13 @@ class GuardConfig:
             sounds risky is let through however willingly it is answered, and a harmful one is
             stopped where its reply starts going along, not at the request.
         loose_gate: the same for the loose policy (0 = no gate).
+        strict_band: the lower edge of the request judge's uncertain band (0 = none): a request read
+            in ``[strict_band, strict_gate)`` is flagged "may be risky" but strict does not stop it
+            (the loose stop stays active); below ``strict_band`` it reads as benign.
+        request_inputs: what the request judge reads: ``"last"`` (the taps at the last prompt token)
+            or ``"last+mean+sentence"`` (those, their mean over the user-text tokens, and the request's
+            sentence embedding, :mod:`engines.common.sentence_encoder`).
+        sentence_dim: width of the sentence embedding the judge reads (384 for MiniLM-L6).
 
     >>> GuardConfig(members=3, proj_bits=4).members
     3
@@ -65,7 +74,7 @@ class GuardConfig:
     strict_patience: int | None = None
     # --- limits ---
     max_new_tokens: int = 64
-    max_prompt_chars: int = 4000
+    max_prompt_chars: int = 32000
     max_prompt_tokens: int = 256
     max_response_chars: int = 8000
     max_response_tokens: int = 2048
@@ -75,6 +84,9 @@ class GuardConfig:
     outputs: int = 1
     strict_gate: float = 0.0
     loose_gate: float = 0.0
+    strict_band: float = 0.0
+    request_inputs: str = "last"
+    sentence_dim: int = 384
 
     def __post_init__(self) -> None:
         self.layers = tuple(int(x) for x in self.layers)
@@ -104,6 +116,12 @@ class GuardConfig:
         for name in ("strict_gate", "loose_gate"):
             if not 0.0 <= float(getattr(self, name)) < 1.0:
                 raise ValueError(f"{name}={getattr(self, name)}: must be in [0, 1) (0 = no request gate)")
+        if not 0.0 <= float(self.strict_band) <= max(float(self.strict_gate), 0.0):
+            raise ValueError(f"strict_band={self.strict_band}: must be in [0, strict_gate={self.strict_gate}]")
+        if self.request_inputs not in REQUEST_INPUTS:
+            raise ValueError(f"request_inputs={self.request_inputs!r}: use one of {REQUEST_INPUTS}")
+        if int(self.sentence_dim) < 1:
+            raise ValueError(f"sentence_dim={self.sentence_dim}: must be a positive integer")
         if int(self.outputs) == 1 and self.strict_gate != self.loose_gate:
             raise ValueError("a one-output head's policies read one risk: give strict_gate == loose_gate")
         if self.proj_bits is not None and not 2 <= int(self.proj_bits) <= 8:
@@ -124,6 +142,33 @@ class GuardConfig:
     def in_dim(self) -> int:
         """Width of the concatenated taps the head reads per token."""
         return len(self.layers) * self.hidden_size
+
+    @property
+    def judge_dim(self) -> int:
+        """Width of the request judge's input: the last-token taps, plus their user-token mean and the
+        sentence embedding when ``request_inputs`` says so.
+
+        >>> GuardConfig().judge_dim, GuardConfig(request_inputs="last+mean+sentence").judge_dim
+        (1728, 3840)
+        """
+        if self.request_inputs == "last":
+            return self.in_dim
+        return 2 * self.in_dim + int(self.sentence_dim)
+
+    def band(self, request: float | None) -> str | None:
+        """How the strict policy reads a request probability: ``"harmful"`` (at or above ``strict_gate``:
+        strict stops a reply that goes along), ``"uncertain"`` (in the band below it: "may be risky",
+        strict does not stop, loose does), ``"benign"``; None without a request judge.
+
+        >>> c = GuardConfig(outputs=2, strict_gate=0.9, strict_band=0.5)
+        >>> c.band(0.95), c.band(0.6), c.band(0.1), GuardConfig().band(None)
+        ('harmful', 'uncertain', 'benign', None)
+        """
+        if request is None or self.strict_gate <= 0:
+            return None
+        if request >= self.strict_gate:
+            return "harmful"
+        return "uncertain" if self.strict_band > 0 and request >= self.strict_band else "benign"
 
     def column(self, name: str) -> int:
         """The risk column a policy reads: 0 for a one-output head, else its place in :data:`POLICY_COLUMNS`.

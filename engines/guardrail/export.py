@@ -138,17 +138,25 @@ class BlockStepModule(nn.Module):
 
 
 class InitModule(nn.Module):
-    """The exported memory initialiser: prompt taps -> s_0, and P(the request is harmful) for a
-    head with a request gate (``GuardConfig.strict_gate`` / ``loose_gate``)."""
+    """The exported memory initialiser: prompt taps -> s_0, and P(the request is harmful) for a head
+    with a request judge (``GuardConfig.strict_gate`` / ``loose_gate``). A judge that reads more than the
+    last prompt token takes its whole input (``GuardConfig.judge_dim`` wide, the last-token taps first),
+    and the memory starts from that input's first ``in_dim`` entries."""
 
     def __init__(self, head: SLDHead) -> None:
         super().__init__()
         self.head = head
 
     def forward(self, p: torch.Tensor):
-        if self.head.request is None:
-            return self.head.init_state(p)
-        return self.head.init_state(p), self.head.request_prob(p)
+        h = self.head
+        if h.request is None:
+            return h.init_state(p)
+        return h.init_state(p[:, : h.cfg.in_dim]), h.request_prob(p)
+
+
+def init_input_name(cfg: GuardConfig) -> str:
+    """The initialiser graph's input: the last-token taps, or the request judge's whole input."""
+    return "request_inputs" if cfg.gated and cfg.judge_dim != cfg.in_dim else "prompt_taps"
 
 
 def save_head(head: SLDHead, path: str | Path, members: list[SLDHead] | None = None,
@@ -197,9 +205,28 @@ def load_head(path: str | Path, device: str | torch.device = "cpu") -> SLDHead:
     if cfg.proj_bits:
         head.quantize_projection(int(cfg.proj_bits))
     if "request" in blob:
-        head.set_gate(blob["request"]["weight"], float(blob["request"]["bias"]), cfg.strict_gate, cfg.loose_gate)
+        head.set_gate(blob["request"]["weight"], float(blob["request"]["bias"]), cfg.strict_gate, cfg.loose_gate,
+                      cfg.strict_band, cfg.request_inputs)
     head.cfg = cfg
     return head.to(device).eval()
+
+
+def load_members(path: str | Path) -> tuple[list[SLDHead], list[int]]:
+    """The members a folded head was saved as (:func:`save_head` with ``members``) and their counts
+    per read-out, e.g. ``([s0, s1, s2, l0, l1, l2], [3, 3])``: the first group forms the strict risk."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"guardrail head not found at {p}")
+    blob = torch.load(str(p), map_location="cpu", weights_only=True)
+    if "members" not in blob:
+        raise InputError(f"{p.name} holds one head, not members: save it with its members")
+    cfg = GuardConfig.from_dict(blob["member_config"])
+    members = []
+    for sd in blob["members"]:
+        m = SLDHead(cfg)
+        m.load_state_dict(sd)
+        members.append(m.eval())
+    return members, [int(n) for n in blob["outputs"]]
 
 
 def _swap_projection(path: Path, head: SLDHead, bits: int) -> None:
@@ -267,9 +294,11 @@ def export_onnx(head: SLDHead, folder: str | Path) -> tuple[Path, Path]:
                                         "response": {0: "batch"}, "state_out": {0: "batch"}},
                           dynamo=False)
         outs = ["state"] if head.request is None else ["state", "request"]
-        torch.onnx.export(InitModule(head).eval(), (x,), str(init_path), input_names=["prompt_taps"],
+        name = init_input_name(cfg)
+        j = torch.zeros(1, cfg.judge_dim if head.request is not None else cfg.in_dim)
+        torch.onnx.export(InitModule(head).eval(), (j,), str(init_path), input_names=[name],
                           output_names=outs, opset_version=OPSET,
-                          dynamic_axes={"prompt_taps": {0: "batch"}} | {o: {0: "batch"} for o in outs}, dynamo=False)
+                          dynamic_axes={name: {0: "batch"}} | {o: {0: "batch"} for o in outs}, dynamo=False)
     head.eval()  # the exporter restores the wrappers' mode recursively; keep the head in eval
     if bits:
         for path in (step_path, init_path):

@@ -30,12 +30,14 @@ def tap(hidden_states: Sequence[torch.Tensor], layers: Sequence[int]) -> torch.T
 
 @torch.inference_mode()
 def teacher_forced(model, prompt_ids: list[list[int]], response_ids: list[list[int]],
-                   layers: Sequence[int], pad_id: int) -> tuple[list[torch.Tensor], torch.Tensor]:
+                   layers: Sequence[int], pad_id: int, prompt_all: bool = False):
     """Hidden-state taps for replies fed after their prompts, in one right-padded batch.
 
     Returns (per-reply tensors (T_i, len(layers) * H) at the reply positions, and the taps at
-    the last prompt position (B, len(layers) * H), which initialise the head's memory).
-    Right padding leaves every real position's attention exactly as unpadded.
+    the last prompt position (B, len(layers) * H), which initialise the head's memory); with
+    ``prompt_all`` also the taps at every prompt position, (P_i, len(layers) * H) per prompt (what
+    the request judge averages over). Right padding leaves every real position's attention exactly
+    as unpadded.
     """
     seqs = [p + r for p, r in zip(prompt_ids, response_ids)]
     width = max(len(s) for s in seqs)
@@ -52,4 +54,6 @@ def teacher_forced(model, prompt_ids: list[list[int]], response_ids: list[list[i
     for i, (p, r) in enumerate(zip(prompt_ids, response_ids)):
         per.append(feats[i, len(p): len(p) + len(r)])
         prompt_last.append(feats[i, len(p) - 1])
+    if prompt_all:
+        return per, torch.stack(prompt_last), [feats[i, : len(p)] for i, p in enumerate(prompt_ids)]
     return per, torch.stack(prompt_last)

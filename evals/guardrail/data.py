@@ -47,6 +47,7 @@ from pathlib import Path
 import torch
 
 from engines.common.backbone import chat_prompt_ids, load_backbone
+from engines.guardrail.config import GuardConfig
 from engines.guardrail.features import tap, teacher_forced
 from engines.guardrail.labels import anchor_token_index, find_anchor_char
 
@@ -56,7 +57,7 @@ WHEELS = ROOT / "data" / "wheels"
 OUT = ROOT / "data" / "guardrail"
 OUT_ALL = ROOT / "data" / "guardrail_all"
 TAPS = (9, 15, 21, 30)
-MAX_PROMPT_TOKENS = 64
+MAX_PROMPT_TOKENS = GuardConfig().max_prompt_tokens  # the serving cut: first and last 128 tokens
 MAX_REPLY_TOKENS = 96
 GEN_TOKENS = 48
 SEED = 0

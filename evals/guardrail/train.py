@@ -37,6 +37,8 @@ class Example:
     score: float | None = None  # mean human harm score (PyRIT harm Likert set only)
     strict_label: int | None = None  # 1 = complies or unsafe, 0 = safe, None = not known (no strict loss)
     strict_anchor: int | None = None  # first token where the reply starts going along
+    key: str | None = None  # the normalised request (how the request judge's inputs are looked up)
+    judge: torch.Tensor | None = None  # the request judge's inputs (GuardConfig.judge_dim), when loaded
 
 
 def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] = TAPS) -> torch.Tensor:
@@ -52,7 +54,8 @@ def columns(cfg: GuardConfig, hidden: int = 576, cache_layers: tuple[int, ...] =
                       for x in cfg.layers])
 
 
-def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Example]:
+def load_cache(root: Path, levels: dict[str, dict] | None = None,
+               judge: dict[str, torch.Tensor] | None = None) -> list[Example]:
     """Read ``*records.jsonl`` and ``feats/*.pt`` under ``root`` into examples.
 
     ``levels`` (id -> three-level label row, ``evals/guardrail/level_labels.jsonl``) sets the
@@ -60,7 +63,11 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
     labelled only there (prefill, sampled); a reply with its own content label (model view) or
     human label (human view) keeps it as the loose target. Replies to benign requests that nobody
     read are safe (the guideline's rule); other replies without a loose label are skipped.
+    ``judge`` (normalised request -> the request judge's inputs, :func:`judge_inputs`) fills
+    :attr:`Example.judge`.
     """
+    from evals.guardrail.content_prompts import norm
+
     recs = {}
     for path in sorted(root.glob("*records.jsonl")):
         with open(path) as f:
@@ -79,12 +86,14 @@ def load_cache(root: Path, levels: dict[str, dict] | None = None) -> list[Exampl
             label, anchor = r.get("label"), r.get("anchor")
             if lv is not None and label is None:  # views labelled only in three levels
                 label, anchor = int(lv["level"] == "unsafe"), lv["unsafe_anchor"]
-            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled", "contrast"):
+            if label is None and r.get("benign_prompt") and r["view"] in ("model", "prefill", "sampled", "contrast",
+                                                                          "requests"):
                 label, anchor = 0, None  # a reply to a benign request not read: safe by the guideline's rule
             if label is None:
                 continue
+            key = norm(r["prompt"])
             e = Example(i, r["view"], r["source"], r["split"], int(label), anchor, bool(r["benign_prompt"]), feats,
-                        prompt, r.get("score"))
+                        prompt, r.get("score"), key=key, judge=None if judge is None else judge.get(key))
             e.strict_label, e.strict_anchor = strict_target(e, lv, r.get("label_regex"))
             out.append(e)
     return out
@@ -178,7 +187,7 @@ def head_traces(head: SLDHead, exs: list[Example], cols, batch: int = 64,
         sub = exs[b: b + batch]
         x, p, _m, *_ = _batch(sub, cols)
         rl, ql = head(x, p)
-        f = head.gate_factors(head.request_prob(p))  # (B, outputs): 0 where the request misses a policy's gate
+        f = head.gate_factors(head.request_prob(judge_batch(head, sub, cols)))  # (B, outputs): 0 below a policy's gate
         if not gated:  # each column's own risk, ungated (dev_policies gates and composes them itself)
             f = torch.ones_like(f)
         if col is not None and gated:
@@ -397,24 +406,37 @@ GATES = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998)
 """Request-gate levels tried on dev for a head with a request gate (0 = the policy ignores it)."""
 
 
+def judge_batch(head: SLDHead, exs: list[Example], cols) -> torch.Tensor:
+    """The request judge's inputs of a batch of examples: the prompt taps for a last-token judge, else
+    each example's loaded :attr:`Example.judge` row (a missing one is an error: rebuild the request features)."""
+    if head.cfg.request_inputs == "last" or head.request is None:
+        return torch.stack([e.prompt[cols].float() for e in exs])
+    missing = [e.id for e in exs if e.judge is None]
+    if missing:
+        raise ValueError(f"{len(missing)} replies have no request-judge inputs (e.g. {missing[:3]}): "
+                         "run `python -m evals.guardrail.requests` first")
+    return torch.stack([e.judge.float() for e in exs])
+
+
 @torch.no_grad()
 def request_probs(head: SLDHead, exs: list[Example], cols) -> np.ndarray:
-    """P(the request is harmful) of each example's request by the head's request gate (ones without one)."""
+    """P(the request is harmful) of each example's request by the head's request judge (ones without one)."""
     if not exs:
         return np.zeros(0)
-    p = torch.stack([e.prompt[cols].float() for e in exs])
-    return head.request_prob(p).numpy()
+    return head.request_prob(judge_batch(head, exs, cols)).numpy()
 
 
 def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
                  max_false_stop: float = 0.05, cap_by: str = "view",
-                 score_views: dict[str, Collection[str]] | None = None) -> dict[str, dict]:
+                 score_views: dict[str, Collection[str]] | None = None,
+                 gates: dict[str, float] | None = None) -> dict[str, dict]:
     """Both stop policies of an ordinal or two-output head, each picked on dev against its own
     labels and from its own risk column: {"strict"|"loose": {"threshold", "patience", "dev_f1",
     "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`);
     ``score_views`` (policy -> views) limits a policy's F1 to those views' replies, its false-stop cap
     still covering every benign family of ``dev``. A head with a request gate also gets each policy's
-    gate level picked from :data:`GATES` (the entry ``"gate"``), jointly with its threshold and patience."""
+    gate level picked from :data:`GATES` (the entry ``"gate"``), jointly with its threshold and patience,
+    unless ``gates`` fixes a policy's level (the request judge's, picked on its own dev requests)."""
     cols = columns(head.cfg, head.cfg.hidden_size)
     traces = {p: head_traces(head, dev, cols, policy=p, gated=False)[0] for p in ("strict", "loose")}
     req = request_probs(head, dev, cols)
@@ -424,7 +446,8 @@ def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
     for name, idx in (("loose", list(range(len(dev)))), ("strict", s_idx)):  # strict reads loose's risk too
         exs = [dev[k] for k in idx] if name == "loose" else s_exs
         best = None
-        for gate in GATES if head.request is not None else (0.0,):
+        tried = (gates[name],) if gates and name in gates else GATES if head.request is not None else (0.0,)
+        for gate in tried:
             tr = [_policy_trace(traces, name, k, req[k] >= gate, loose_on[k], head.cfg.outputs) for k in idx]
             thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by,
                                          score_views=(score_views or {}).get(name))

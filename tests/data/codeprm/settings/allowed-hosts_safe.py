@@ -1,0 +1,2 @@
+DEBUG = False
+ALLOWED_HOSTS = ["www.example.com", "example.com"]
