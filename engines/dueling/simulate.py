@@ -96,8 +96,8 @@ class SimResult:
         parts = ["round,regret,method,run,seed\n"]
         for k, v in self.regret.items():
             for r, seed in enumerate(self.config.seeds):
-                end = f",{k},{r},{seed}\n"
-                parts.append("".join([f"{t},{x:.6g}{end}" for t, x in zip(rounds, v[r, idx].tolist())]))
+                row = "%d,%.6g" + f",{k},{r},{seed}\n".replace("%", "%%")  # one printf-style template a row
+                parts.append("".join([row % tx for tx in zip(rounds, v[r, idx].tolist())]))
         return "".join(parts)
 
     def to_dict(self, points: int = 0) -> dict:
