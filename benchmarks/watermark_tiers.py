@@ -122,7 +122,7 @@ def false_positives(n_keys: int, log) -> dict:
     from engines.watermark.attacks import jpeg, nadir_patch
     from engines.watermark.evaluate import pilot_z_scores
     from engines.watermark.image_io import luminance
-    from engines.watermark.occlusion import fill_cap, find_cap
+    from engines.watermark.occlusion import fill_cap, find_caps
     from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
 
     cfg = WatermarkConfig(bits=256)
@@ -132,12 +132,15 @@ def false_positives(n_keys: int, log) -> dict:
     for img in images(list(DEV + HELD_OUT)).values():
         rot = random_rotation(rng)
         for x in (img, jpeg(rotate_equirect_matrix(img, rot), 75), jpeg(rotate_equirect_matrix(nadir_patch(img, 0.1), rot), 75)):
-            cap = find_cap(luminance(x))
+            caps = find_caps(x)
             pool.append(x)
-            if cap is None:
+            if not caps:
                 pairs.append((len(pool) - 1, None))
-            else:  # the shipped rule: the filled read too, each at fpr / 2
-                pool.append(np.clip(np.repeat(fill_cap(luminance(x), cap)[..., None], 3, axis=2), 0, 255))
+            else:  # the shipped rule: the read with every disc filled too, each at fpr / 2
+                filled = luminance(x)
+                for cap in caps:
+                    filled = fill_cap(filled, cap)
+                pool.append(np.clip(np.repeat(filled[..., None], 3, axis=2), 0, 255))
                 pairs.append((len(pool) - 2, len(pool) - 1))
     z = pilot_z_scores(pool, keys, cfg)  # (keys, reads): each key's carriers built once
     half = WatermarkConfig(bits=256, fpr=cfg.fpr / 2).threshold

@@ -6,6 +6,7 @@ examples). Callbacks are plain functions, testable without a server.
 from __future__ import annotations
 
 import html
+import json
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from demos.ui import (
     cache_file,
     choice,
     clear_on_error,
+    describe_code_editors,
     figure_to_image,
     friendly_errors,
     number,
@@ -29,12 +31,15 @@ from engines.codeprm import (
     NotPython,
     default_prm,
     examples,
+    explain_ranking,
     sample_candidates,
     to_sarif,
 )
 from engines.common import InputError, gpu
 
 CANDIDATE_SEP = "# ---"
+#: The ranking table's element id: on a phone its columns keep widths a word fits (demos.ui.APP_CSS).
+RANK_TABLE = "codeprm-rank-table"
 _EXAMPLES = examples()
 _FIRST = "CWE-78 vulnerable"
 _FINDING_COLS = ["step", "lines", "step risk", "CWE", "severity", "confidence", "message", "source",
@@ -72,9 +77,14 @@ def _plot_figure(scan: dict):
     return fig, ax
 
 
+#: White pixel rows above the step-risk plot, where the image component's toolbar sits (it covered the
+#: top-right corner of the axes).
+PLOT_TOOLBAR_MARGIN = 56
+
+
 def _plot(scan: dict) -> np.ndarray:
     fig, _ = _plot_figure(scan)
-    return np.asarray(figure_to_image(fig))
+    return np.asarray(figure_to_image(fig, top_margin=PLOT_TOOLBAR_MARGIN))
 
 
 def _code_html(scan: dict, upto: int | None = None, focus: int | None = None) -> str:
@@ -173,9 +183,22 @@ def _step_md(scan: dict, k: int) -> str:
 
 @friendly_errors
 def load_example(name: str) -> str:
-    """The code of a named example (vulnerable/fixed pairs across CWE families)."""
+    """The code of a named example (vulnerable/fixed pairs across CWE families); none chosen (the
+    dropdown emptied after an edit) leaves the code as it is."""
+    if name is None or name == "":
+        return gr.skip()
     choice(name, "Examples", _EXAMPLES)
     return _EXAMPLES[name]
+
+
+#: How to leave a code editor from the keyboard (in one, Tab indents); the editors' description.
+KEYS_HINT = "Keyboard: in a code box Tab indents; to move on, press Escape, then Tab."
+
+
+#: The examples dropdown after the code is edited (run in the browser): emptied once the code is no
+#: longer the named example (the editor may drop a last line end, so ends are trimmed).
+_EXAMPLE_AFTER_EDIT_JS = ("(name, code) => { const ex = " + json.dumps(_EXAMPLES) + "; return name && (ex[name] || '')"
+                          ".trim() !== (code || '').trim() ? null : name; }")
 
 
 def _cleared(message: str):
@@ -205,8 +228,6 @@ def scan_code(code: str, partial: bool):
     json_path = cache_file("codeprm-scan", name="codeprm-scan.json")
     sarif_path = cache_file("codeprm-scan", name="codeprm-scan.sarif")
     Path(json_path).write_text(r.to_json())  # in Gradio's cache: the app's delete_cache removes them
-    import json
-
     Path(sarif_path).write_text(json.dumps(to_sarif([r]), indent=2))
     n = len(scan["steps"])
     return (_verdict_md(scan), _plot(scan), _code_html(scan), _findings_rows(scan), json_path,
@@ -261,7 +282,8 @@ def split_candidates(text: str) -> list[str]:
 @friendly_errors
 def rank_candidates(prefix: str, candidates: str):
     """Rank candidate continuations (top-k safe ratio, then soft-min step safety); unparseable
-    candidates are marked and ranked last. A table and the best candidate."""
+    candidates are marked and ranked last. A table, the best candidate, and why it ranks first (the
+    scores that decided, and how many candidates parse: the same count the sampling line gives)."""
     prefix, candidates = utf8_text(prefix, "Prefix"), utf8_text(candidates, "Candidates")
     cands = split_candidates(candidates)
     if not cands:
@@ -271,7 +293,7 @@ def rank_candidates(prefix: str, candidates: str):
              round(1 - d["reward"], 3), round(1 - d["min_score"], 3), d["n_steps"], d["verdict"], d["candidate"][:120]]
             for d in ranked]
     best = (prefix.rstrip("\n") + "\n" if prefix else "") + ranked[0]["candidate"]
-    return rows, best
+    return rows, best, explain_ranking(ranked)
 
 
 #: The Rank button's label while SmolLM2 samples: it is disabled then (a Rank click would rank the
@@ -309,7 +331,7 @@ def sample_with_smollm(prefix: str, n: float, max_new_tokens: float) -> tuple[st
     while len(kept) < n and (seed == 0 or time.monotonic() - t0 < SAMPLE_BUDGET_S):
         left = SAMPLE_BUDGET_S - (time.monotonic() - t0)  # a round stops where it is when the budget is spent
         batch = sample_candidates(prefix, n=min(8, 2 * (n - len(kept))), max_new_tokens=max_new_tokens, seed=seed,
-                                  max_time=max(5.0, left))
+                                  max_time=max(5.0, left), separator=CANDIDATE_SEP)  # never a "# ---" inside one
         drawn += len(batch)
         unparseable += sum(not c["parses"] for c in batch)
         kept += [c["text"] for c in batch if c["parses"] and c["text"] not in kept]
@@ -360,13 +382,16 @@ def build() -> None:
     with gr.Row():
         with gr.Column(scale=3):
             example = gr.Dropdown(list(_EXAMPLES), value=_FIRST, label="Examples (vulnerable / fixed pairs)")
-            code = gr.Code(value=_EXAMPLES[_FIRST], language="python", label="Python code", lines=18)
+            code = gr.Code(value=_EXAMPLES[_FIRST], language="python", label="Python code", lines=18,
+                           elem_id="codeprm-code")
+            gr.Markdown(KEYS_HINT, elem_id="codeprm-keys-hint")
             with gr.Row():
                 partial = gr.Checkbox(False, label="Partial code (an unfinished prefix: rescans as you type)")
                 scan_btn = gr.Button("Scan", variant="primary")
         with gr.Column(scale=2):
             verdict = gr.Markdown()
-            plot = gr.Image(format="png", label="Step risk", show_label=False, type="numpy", interactive=False)
+            plot = gr.Image(format="png", label="Step risk", show_label=False, type="numpy", interactive=False,
+                            elem_id="codeprm-step-plot")
             # one file per row: side by side, the file names were cut short
             json_file = gr.File(label="JSON (codeprm-scan.json)")
             sarif_file = gr.File(label="SARIF 2.1.0 (codeprm-scan.sarif)")
@@ -385,9 +410,9 @@ def build() -> None:
                 "the prefix; candidates are ranked by the share of their riskiest steps that are safe, ties broken "
                 "by their overall risk; candidates that do not parse come last.")
     with gr.Row():
-        prefix = gr.Code(value=RANK_PREFIX, language="python", label="Prefix", lines=8)
+        prefix = gr.Code(value=RANK_PREFIX, language="python", label="Prefix", lines=8, elem_id="codeprm-prefix")
         cands = gr.Code(value=RANK_CANDIDATES, language="python", label=f"Candidates (separated by `{CANDIDATE_SEP}`)",
-                        lines=8)
+                        lines=8, elem_id="codeprm-candidates")
     with gr.Row():
         n_samples = gr.Slider(1, 8, value=4, step=1, label="SmolLM2 samples")
         max_new = gr.Slider(8, 128, value=48, step=8, label="max new tokens")
@@ -395,13 +420,19 @@ def build() -> None:
         rank_btn = gr.Button("Rank", variant="primary")
     sample_info = gr.Markdown(f"Sampling keeps the candidates that parse, for up to {SAMPLE_BUDGET_S:.0f} s.")
     # Fixed widths: left to itself the candidate column takes the row and the numeric headers wrap
-    # one letter per line.
+    # one letter per line (on a phone the widths are set in the app's CSS: RANK_TABLE).
     ranked = gr.Dataframe(headers=RANK_COLS,
-                          interactive=False, wrap=True,
+                          interactive=False, wrap=True, elem_id=RANK_TABLE,
                           column_widths=["6%", "8%", "9%", "8%", "9%", "8%", "6%", "8%", "38%"])
+    rank_info = gr.Markdown()
     best = gr.Code(language="python", label="Best continuation")
 
     example.change(load_example, example, code, api_name="codeprm_example")
+    # an edit makes the code no longer the example the dropdown names: it names none then
+    # (in the browser: the server would not send the same emptied value a second time)
+    code.input(None, [example, code], example, js=_EXAMPLE_AFTER_EDIT_JS, queue=False, api_visibility="private")
+    describe_code_editors({"codeprm-code": "Python code", "codeprm-prefix": "Prefix",
+                           "codeprm-candidates": "Candidates"}, "codeprm-keys-hint")
     outs = [verdict, plot, code_view, findings, json_file, sarif_file, state, step, step_info]
     scanned = scan_btn.click(scan_code, [code, partial], outs, api_name="codeprm_scan")
     clear_on_error(scanned, outs, ["", None, "", None, None, None, None, gr.update(maximum=2, value=1, interactive=False), ""])
@@ -409,8 +440,8 @@ def build() -> None:
                 api_visibility="private")
     step.release(show_step, [state, step], [code_view, step_info], api_name="codeprm_step")
     play.click(play_steps, [state], [code_view, step_info, step], api_name="codeprm_play")
-    ranked_ev = rank_btn.click(rank_candidates, [prefix, cands], [ranked, best], api_name="codeprm_rank")
-    clear_on_error(ranked_ev, [ranked, best])
+    ranked_ev = rank_btn.click(rank_candidates, [prefix, cands], [ranked, best, rank_info], api_name="codeprm_rank")
+    clear_on_error(ranked_ev, [ranked, best, rank_info], [None, None, ""])
     # one sampling at a time, and while SmolLM2 samples Rank is disabled too (it would rank the old
     # candidates); the new ones are ranked when they arrive, and both buttons come back whether
     # sampling worked or not
@@ -418,4 +449,4 @@ def build() -> None:
     sampled = one_at_a_time(sample_btn, "Sampling", sample_with_smollm, [prefix, n_samples, max_new],
                             [cands, sample_info], api_name="codeprm_sample")
     release_after(sampled, rank_btn, "Rank")
-    sampled.success(rank_candidates, [prefix, cands], [ranked, best], api_visibility="private")
+    sampled.success(rank_candidates, [prefix, cands], [ranked, best, rank_info], api_visibility="private")

@@ -18,8 +18,9 @@ from gradio import utils as gr_utils
 from engines.common import ShowcaseError
 from server.inputs import choice, choices, number, refusal, shorten, text
 
-__all__ = ["APP_CSS", "BUSY", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "figure_to_image",
-           "friendly_errors", "number", "one_at_a_time", "release_after", "shorten", "text"]
+__all__ = ["APP_CSS", "BUSY", "PHONE_PAIR", "TOKEN_STREAM", "cache_file", "choice", "choices", "clear_on_error", "describe_code_editors",
+           "figure_to_image", "friendly_errors", "name_example_buttons", "number", "one_at_a_time", "release_after", "shorten",
+           "text"]
 
 log = logging.getLogger("showcase.ui")
 
@@ -27,6 +28,9 @@ log = logging.getLogger("showcase.ui")
 # background. Gradio draws each token as a padded chip with a space after it, so sub-word tokens read
 # as separate words ("uns alted"); the tokens carry their own leading spaces, so the chips are closed up.
 TOKEN_STREAM = "token-stream"
+#: Class for a gr.Row of two short controls that stay side by side on a phone (each takes the full width
+#: otherwise), so that a tab's main button is reached with less scrolling.
+PHONE_PAIR = "phone-pair"
 APP_CSS = f"""
 .{TOKEN_STREAM} .textfield {{ gap: 0 !important; row-gap: 2px !important; }}
 .{TOKEN_STREAM} .token-container {{ margin: 0 !important; padding: 0 !important; }}
@@ -45,7 +49,18 @@ th, th .header {{ word-break: keep-all !important; overflow-wrap: normal !import
    and a table keeps columns wide enough for a word and scrolls sideways in its box. */
 @media (max-width: 640px) {{
   .row > *, .form > * {{ min-width: 100% !important; }}
+  /* ... except two short controls marked as a pair, which share a line: the main button comes up */
+  .row.{PHONE_PAIR} > *, .row.{PHONE_PAIR} > .form > * {{ min-width: 40% !important; flex: 1 1 40% !important; }}
+  .row.{PHONE_PAIR} > .form {{ flex-direction: row !important; flex-wrap: wrap !important; }}
+  /* example thumbnails: four to a line */
+  .gallery-item .container.gallery {{ width: 64px !important; height: 40px !important; }}
   .table-wrap th, .table-wrap td {{ min-width: 5.5em !important; max-width: none !important; }}
+  /* the code tab's ranking table: its body cells (drawn apart from the header, with the header's
+     percentage widths of a phone-wide table: "y e s") and its headers get the same widths in em */
+  #codeprm-rank-table th, #codeprm-rank-table .body-cell {{ width: 7.5em !important; min-width: 7.5em !important;
+    max-width: 7.5em !important; flex: 0 0 7.5em !important; }}
+  #codeprm-rank-table th:last-child, #codeprm-rank-table .body-cell:last-child {{ width: 18em !important;
+    min-width: 18em !important; max-width: 18em !important; flex: 0 0 18em !important; }}
   .prose table {{ display: block; overflow-x: auto; }}
 }}
 """
@@ -196,3 +211,37 @@ def clear_on_error(event, outputs: list, values: list | None = None) -> None:
         return values[0] if len(values) == 1 else tuple(values)
 
     _private(event.failure, cleared, outputs)
+
+
+def name_example_buttons(elem_id: str, names: list[str], what: str) -> None:
+    """Give the picture buttons of the ``gr.Examples`` block ``elem_id`` accessible names: Gradio draws
+    each example as a thumbnail button with an empty ``alt``, a tab stop a screen reader announces as
+    "button" alone. Button i is named "``what``: ``names[i]``" (kept through Gradio's re-renders)."""
+    import json
+
+    script = (
+        f"const names = {json.dumps(list(names))}, what = {json.dumps(what)};"
+        f"const name = () => {{ const box = document.getElementById({json.dumps(elem_id)}); if (!box) return;"
+        "  box.querySelectorAll('button.gallery-item').forEach((b, i) => { if (i < names.length) {"
+        "    const n = what + ': ' + names[i]; if (b.getAttribute('aria-label') !== n) b.setAttribute('aria-label', n);"
+        "    const img = b.querySelector('img'); if (img && img.alt !== names[i]) img.alt = names[i]; } }); };"
+        "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
+    )
+    gr.HTML("", js_on_load=script, elem_classes=["example-names"], padding=False, container=False)
+
+
+def describe_code_editors(names: dict[str, str], hint_id: str) -> None:
+    """Name each ``gr.Code`` editor (by its ``elem_id``) for screen readers and point its description at
+    the visible element ``hint_id`` (how to leave it from the keyboard): Gradio labels every editor
+    "Code input container", and in one, Tab indents instead of moving on."""
+    import json
+
+    script = (
+        f"const names = {json.dumps(names)}, hint = {json.dumps(hint_id)};"
+        "const name = () => { for (const [id, n] of Object.entries(names)) {"
+        "  const ed = document.querySelector('#' + id + ' .cm-content'); if (!ed) continue;"
+        "  if (ed.getAttribute('aria-label') !== n) ed.setAttribute('aria-label', n);"
+        "  if (ed.getAttribute('aria-describedby') !== hint) ed.setAttribute('aria-describedby', hint); } };"
+        "new MutationObserver(name).observe(document.body, {subtree: true, childList: true}); name();"
+    )
+    gr.HTML("", js_on_load=script, padding=False, container=False)

@@ -21,9 +21,11 @@ import numpy as np
 
 from demos import notes
 from demos.ui import (
+    PHONE_PAIR,
     choice,
     clear_on_error,
     friendly_errors,
+    name_example_buttons,
     number,
     one_at_a_time,
     release_after,
@@ -37,6 +39,7 @@ from engines.watermark import (
     WatermarkConfig,
     attack,
     bit_accuracy,
+    check_embeddable,
     embed,
     example_path,
     load_image,
@@ -59,9 +62,53 @@ SWEEP_ANGLES = [0, 1, 5, 15, 45, 90, 180]
 BIT_MODES = {(f"{b} bits (PSNR floor {WatermarkConfig(bits=b).psnr_floor:g} dB)" if i == 0 else
               f"{b} bits (floor {WatermarkConfig(bits=b).psnr_floor:g} dB)"): b for i, b in enumerate(TIERS)}
 DEFAULT_BITS = next(label for label, b in BIT_MODES.items() if b == 256)
+
+
+def embed_wait(image=None, bits_label: str = DEFAULT_BITS) -> str:
+    """The line under Embed before an embed: what embedding the prepared panorama (or, before one is
+    loaded, an example-sized one) at the chosen capacity will take."""
+    bits = BIT_MODES.get(bits_label, BIT_MODES[DEFAULT_BITS])
+    if image is None or (isinstance(image, str) and not image):
+        return (f"Embedding a panorama 1024 px wide at {bits} bits takes {wait_words(1024, 512, bits, busy=1.0)} "
+                "on an idle 2-core CPU (longer when it is busy).")
+    w, h = _size(image)
+    return f"Embedding this {w} x {h} px panorama at {bits} bits takes {wait_words(w, h, bits)}."
+
+
+def _size(image) -> tuple[int, int]:
+    """(width, height) of a box's image: a file path (read from the header) or an array."""
+    if isinstance(image, str):
+        from PIL import Image
+
+        with Image.open(image) as im:
+            return im.size
+    h, w = np.asarray(image).shape[:2]
+    return w, h
+
+
+def new_panorama(image, bits_label: str):
+    """A new prepared panorama (an example, an upload, a pad or resize, or none after a bad upload):
+    the results of an earlier one go (watermarked image, its line, difference map, bits, verdict, sweep),
+    and the lines under Embed and the sweep button state the waits for this one."""
+    return None, embed_wait(image, bits_label), None, None, "", None, sweep_wait(image)
+
+
+def prepared_shown(load_info: str | None):
+    """The prepared panorama shows only when loading changed the upload (padded, resized, downscaled,
+    turned upright: the load line has a notice); otherwise it repeats the upload box and pushes Embed
+    down on a phone."""
+    return gr.update(visible="Notice:" in (load_info or ""))
+
+
+def capacity_changed(image, bits_label: str, marked):
+    """The capacity changed: the wait under Embed follows it, unless a result is shown there."""
+    return gr.skip() if marked else embed_wait(image, bits_label)
+
+
 #: Before a panorama is loaded, the wait is stated for the examples' size and the default capacity.
-FIRST_WAIT = (f"Embedding a panorama 1024 px wide at {BIT_MODES[DEFAULT_BITS]} bits takes "
-              f"{wait_words(1024, 512, BIT_MODES[DEFAULT_BITS], busy=1.0)} on an idle 2-core CPU (longer when it is busy).")
+FIRST_WAIT = embed_wait()
+
+
 # Cost bounds (time and memory grow with pixels; benchmarks/hardening_probes.py measures them):
 # embed, verify and attack take panoramas up to MAX_WIDTH px wide (the upload box downscales to it);
 # the sweep embeds three watermarks and rotates each seven times, so it runs on a copy at most
@@ -87,13 +134,7 @@ def sweep_wait(image=None) -> str:
     if image is None or (isinstance(image, str) and not image):
         w, h, what = SWEEP_WIDTH, SWEEP_WIDTH // 2, "a 1024 x 512 panorama"
     else:
-        if isinstance(image, str):
-            from PIL import Image
-
-            with Image.open(image) as im:
-                w, h = im.size
-        else:
-            h, w = np.asarray(image).shape[:2]
+        w, h = _size(image)
         what = f"this {w} x {h} panorama"
     return f"The sweep takes about {sweep_seconds(w, h):.0f} s on {what}."
 
@@ -189,14 +230,22 @@ def source_name(path: str | None) -> str:
 def do_embed(image, key: str, mode: str, message: str, bits_label: str, source: str | None = None):
     """Embed a text or random-bit message. Generator: a status line first, then the results.
 
-    On any error the status line, the watermarked image, the difference map and the embedded bits
-    are all cleared before the error is raised (shown once, as the error toast): nothing stale from
-    an earlier run stays next to a failed one."""
+    On any error the watermarked image, the difference map and the embedded bits are cleared and the
+    line under Embed states the wait again before the error is raised (shown once, as the error
+    toast): nothing stale from an earlier run stays next to a failed one."""
     try:
         yield from _embed_steps(image, key, mode, message, bits_label, source)
     except Exception:
-        yield None, "", None, None
+        yield None, _wait_line(image, bits_label), None, None
         raise
+
+
+def _wait_line(image, bits_label) -> str:
+    """The wait line for ``image``, or the first wait when the image cannot be read."""
+    try:
+        return embed_wait(image, bits_label)
+    except Exception:  # noqa: BLE001 - an unreadable image: the wait for an example-sized one
+        return FIRST_WAIT
 
 
 def _embed_steps(image, key: str, mode: str, message: str, bits_label: str, source: str | None):
@@ -211,6 +260,8 @@ def _embed_steps(image, key: str, mode: str, message: str, bits_label: str, sour
         payload = message
     else:
         payload = np.random.default_rng().integers(0, 2, cfg.bits).astype(np.uint8)
+    # a panorama the embed could only fail on is refused now, before the wait (engine pre-check)
+    check_embeddable(img, key, cfg)
     # the previous result goes as the work starts: it is not the result of these settings
     h, w = img.shape[:2]
     yield None, f"Embedding {cfg.bits} bits into this {w} x {h} px panorama: {wait_words(w, h, cfg.bits)} ...", None, None
@@ -302,13 +353,25 @@ def do_verify(image, key: str, bits_label: str, embedded_bits) -> str:
                    "that passes a CRC-16; if you embedded random bits, compare them with the ones shown at embedding.")
     else:
         payload = "Decoded message: none (no watermark under this key, so its bits mean nothing)."
-    lines = [head, payload] + [f"Note: {note}." for note in v.notes]
+    lines = [head, payload, patch_line(v)] + [f"Note: {note}." for note in v.notes if not note.startswith("a disc of")]
     if embedded_bits is not None and len(embedded_bits) == n:
         acc = bit_accuracy(v.bits, np.asarray(embedded_bits))
         lines.append(f"Bit accuracy against the embedded bits: **{100 * acc:.1f} %** "
                      f"({round(acc * n)} of {n}).")
     lines.append(f"Verified in {1000 * v.seconds:.0f} ms.")
     return "  \n".join(lines)
+
+
+def patch_line(v) -> str:
+    """Whether verify found a tripod cover or logo, where (latitude and longitude of its centre) and
+    how large (share of the sphere), in words."""
+    if not v.patches:
+        return "Patch (tripod cover or logo): none found."
+    where = "; ".join(f"{c.sphere_percent:.1f} % of the sphere, centred at latitude {c.latitude:.0f}°, "
+                      f"longitude {c.longitude:.0f}° (0° = the image's middle column)" for c in v.patches)
+    read = ("it was filled from its rim before reading, and that read counted" if v.patch_read
+            else "the read without filling it was the stronger one and counted")
+    return f"Patch (tripod cover or logo): **found**: {where}; {read}."
 
 
 def _sweep_figure(result: dict):
@@ -392,26 +455,29 @@ def build() -> None:
             fit = gr.Radio(["refuse", "pad", "resize"], value="refuse", label="If it is not 2:1")
             load_info = gr.Markdown(render=False)
             panorama = gr.Image(type="filepath", image_mode=None, format="png",
-                                label="Prepared panorama (input to Embed)", interactive=False, render=False)
+                                label="Prepared panorama (input to Embed)", interactive=False, render=False,
+                                visible=False)
             # an example loads by its own click event: the upload box's change event fires twice when
             # a new file replaces the old one, and so did the toast of a bad upload
             gr.Examples([[str(example_path(n))] for n in EXAMPLES], inputs=[upload], label="CC0 examples",
                         fn=load_example_panorama, outputs=[panorama, load_info], run_on_click=True, cache_examples=False,
-                        api_visibility="private")
+                        api_visibility="private", elem_id="wm-examples")
             load_info.render()
             panorama.render()
         with gr.Column():
-            key = gr.Textbox(label="Secret key", type="password", value="demo-key")
-            mode = gr.Radio(["text", "random bits"], value="text", label="Message")
+            with gr.Row(elem_classes=[PHONE_PAIR]):  # side by side: the result below Embed stays in view
+                key = gr.Textbox(label="Secret key", type="password", value="demo-key")
+                mode = gr.Radio(["text", "random bits"], value="text", label="Message")
             message = gr.Textbox(label=f"Text (UTF-8; {text_capacity(TIERS[0])} bytes in {TIERS[0]}-bit mode, "
                                      + ", ".join(f"{text_capacity(b)} in {b}" for b in TIERS[1:]) + ")", value="ICML26")
             bits_label = gr.Radio(list(BIT_MODES), value=DEFAULT_BITS, label="Capacity")
             embed_btn = gr.Button("Embed", variant="primary")
-            # status and result next to the button that starts them; before the first embed, the wait
+            # status and result next to the button that starts them (the result in view at 1400 x 1000);
+            # before an embed and after a failed one, the wait
             embed_info = gr.Markdown(FIRST_WAIT)
-    with gr.Row():
-        marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)", interactive=False)
-        diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
+            marked = gr.Image(type="filepath", image_mode=None, format="png", label="Watermarked (PNG)",
+                              interactive=False)
+            diff = gr.Image(type="numpy", format="png", label="|difference| x 10", interactive=False)
     gr.Markdown("#### Rotate and attack")
     with gr.Row():
         yaw = gr.Slider(-180, 180, value=0, step=0.1, label="yaw (deg)")
@@ -429,6 +495,7 @@ def build() -> None:
     sweep_btn = gr.Button("Run sweep on the loaded panorama")
     sweep_info = gr.Markdown(sweep_wait())
     sweep_plot = gr.Plot(label="accuracy vs angle")
+    name_example_buttons("wm-examples", list(EXAMPLES), "Example panorama")
 
     # a bad upload leaves no earlier panorama or "Loaded ..." line behind it
     loaded = upload.upload(load_panorama, [upload, fit], [panorama, load_info], api_name="wm_load")
@@ -439,16 +506,20 @@ def build() -> None:
     upload.clear(load_panorama, [upload, fit], [panorama, load_info], api_visibility="private")
     # the upload's (or clicked example's) file name, for naming the watermarked download
     upload.change(source_name, upload, source, queue=False, api_visibility="private")
-    # a new panorama: the sweep's wait for it, and no plot of an earlier one
-    panorama.change(lambda image: (None, sweep_wait(image)), [panorama], [sweep_plot, sweep_info],
+    # a new panorama (or none after a bad upload): no result of an earlier one stays, and the waits
+    # under Embed and the sweep button are this one's
+    panorama.change(new_panorama, [panorama, bits_label],
+                    [marked, embed_info, diff, embedded_bits, verify_info, sweep_plot, sweep_info],
                     api_visibility="private")
+    load_info.change(prepared_shown, load_info, panorama, queue=False, api_visibility="private")
+    bits_label.change(capacity_changed, [panorama, bits_label, marked], embed_info, api_visibility="private")
     # one embed at a time per page: while one runs the button is disabled and says so, so that a
     # second click is not silently dropped; it comes back when the embed ends, also on an error
     embedded = embed_btn.click(embed_busy, None, embed_btn, queue=False, api_visibility="private").then(
         do_embed, [panorama, key, mode, message, bits_label, source], [marked, embed_info, diff, embedded_bits],
         api_name="wm_embed", **CPU_GROUP)
     release_after(embedded, embed_btn, "Embed")
-    clear_on_error(embedded, [marked, embed_info, diff, embedded_bits], [None, "", None, None])
+    clear_on_error(embedded, [marked, diff, embedded_bits])  # the wait line is do_embed's last update
     rand_btn.click(random_angles, None, [yaw, pitch, roll], api_name="wm_random_rotation")
     attack_btn.click(do_attack, [marked, yaw, pitch, roll, kind], [received], api_name="wm_attack", **CPU_GROUP)
     verified = verify_btn.click(do_verify, [received, key, bits_label, embedded_bits], [verify_info],

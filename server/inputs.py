@@ -14,6 +14,7 @@ import re
 import gradio as gr
 
 from engines.common import InputError
+from engines.common.numbers import plain_number
 
 log = logging.getLogger("showcase.refused")
 
@@ -62,12 +63,12 @@ def number(value: object, label: str, lo: float | None = None, hi: float | None 
         raise InputError(f"{label} must be a finite number, not {shorten(value)}")
     u = f" {unit}" if unit else ""
     if (lo is not None and x < lo) or (hi is not None and x > hi):
-        rng = (f"between {lo:g} and {hi:g}{u}" if lo is not None and hi is not None else
-               f"at least {lo:g}{u}" if lo is not None else f"at most {hi:g}{u}")
-        raise InputError(f"{label} must be {rng} (got {x:.6g})")
+        rng = (f"between {plain_number(lo)} and {plain_number(hi)}{u}" if lo is not None and hi is not None else
+               f"at least {plain_number(lo)}{u}" if lo is not None else f"at most {plain_number(hi)}{u}")
+        raise InputError(f"{label} must be {rng} (got {plain_number(x)})")
     if whole:
         if x != math.floor(x):
-            raise InputError(f"{label} must be a whole number (got {x:.6g})")
+            raise InputError(f"{label} must be a whole number (got {plain_number(x)})")
         return int(x)
     return x
 

@@ -144,7 +144,7 @@ def test_sampling_gives_up_after_its_budget_and_says_why(monkeypatch):
 
     rounds = []
 
-    def never_parses(prefix, n, max_new_tokens, seed, max_time):
+    def never_parses(prefix, n, max_new_tokens, seed, max_time, separator=None):
         rounds.append((seed, max_time))
         return [{"text": "    return (1,", "parses": False}] * n
 
@@ -172,5 +172,5 @@ def test_smollm2_sampling_returns_only_candidates_that_parse_and_counts_the_drop
     m = re.match(r"(\d+) candidates? that parse, from (\d+) samples in \d+ s: (\d+) did not parse and were dropped", info)
     assert m, info
     assert int(m.group(1)) == len(kept) and int(m.group(2)) >= len(kept) + int(m.group(3))
-    rows, best = tab.rank_candidates(tab.RANK_PREFIX, cands)
+    rows, best, _ = tab.rank_candidates(tab.RANK_PREFIX, cands)
     assert all(r[2] == "yes" for r in rows)

@@ -101,7 +101,7 @@ TABLE: list[tuple[str, dict, str]] = [
     ("bandits_run", {3: 2.5}, "whole number"),
     ("bandits_run", {2: "200"}, "T (rounds): '200' is text, not a number"),
     ("bandits_run", {4: None}, "nothing chosen"),
-    ("bandits_run", {7: HUGE}, "stochastic delay mean mu (rounds) must be between 0 and 1e+06"),
+    ("bandits_run", {7: HUGE}, "stochastic delay mean mu (rounds) must be between 0 and 1,000,000"),
     ("bandits_run", {8: float("inf")}, "finite"),
     ("bandits_run", {9: -1}, "between 0 and"),
     ("bandits_run", {11: ["MaxInP", "UCB"]}, "not one of the choices"),

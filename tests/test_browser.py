@@ -221,7 +221,7 @@ def _covering_boxes(page, block_id: str) -> tuple[dict, list[dict]]:
 def test_bandits_plot_has_nothing_over_its_data_or_legend(page, artifacts_dir):
     """Issue #33: the image label and toolbar covered the RCDP-UCB legend entry. Every visible
     button or label inside the plot's block must lie in the white rows above the figure."""
-    from demos.bandits import TOOLBAR_MARGIN
+    from demos.dueling import TOOLBAR_MARGIN
 
     _open_tab(page, "Dueling bandits")
     page.get_by_label("T (rounds)").fill("200")
@@ -287,8 +287,15 @@ def test_codeprm_rank_waits_while_smollm2_samples(page, artifacts_dir):
     page.get_by_role("button", name="Rank", exact=True).wait_for(timeout=240_000)
     assert page.get_by_role("button", name="Rank", exact=True).is_enabled()
     # issue #39 item 6: what was sampled parses, and the tab says how many samples were dropped
-    page.get_by_text(re.compile(r"\d+ candidates? that parse, from \d+ samples")).first.wait_for(timeout=30_000)
+    line = page.get_by_text(re.compile(r"\d+ candidates? that parse, from \d+ samples")).first
+    line.wait_for(timeout=30_000)
     page.get_by_text("did not parse and were dropped").first.wait_for(timeout=30_000)
+    # issue #48 item 6: the table agrees with the line (every candidate it counts parses), and says why
+    n = int(re.match(r"(\d+)", line.inner_text()).group(1))
+    why = page.get_by_text(re.compile(r"Candidate \d ranks first")).first
+    why.wait_for(timeout=60_000)
+    assert (f"All {n} candidates parse" if n > 1 else "the only candidate") in why.inner_text(), (n, why.inner_text())
+    assert page.get_by_text("no (ranked last)").count() == 0
 
 
 # ----------------------------------------------------------------------------- issue #39: errors, reach, words
@@ -538,3 +545,291 @@ def test_reach_on_a_phone(page, artifacts_dir):
         page.screenshot(path=str(artifacts_dir / "reach_phone_tables.png"), full_page=True)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+# ----------------------------------------------------------------------------- issue #48: polish, part 4
+#: Records every text shown while a job runs (Gradio's status tracker over the outputs) that reads
+#: like a wait: "about 12 s left", "about 3 s (estimated for this machine)".
+WATCH_WAITS = r"""() => { window.__waits = []; new MutationObserver(ms => { for (const m of ms) {
+    const t = m.target.nodeType === 3 ? m.target.parentElement : m.target;
+    const s = t && t.textContent ? t.textContent.trim() : '';
+    if (s && s.length < 300 && /about [\d.]+ (s|min) (left|\(estimated)/.test(s)) window.__waits.push(s); } })
+  .observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def test_bandit_run_and_sweep_show_the_engine_estimate_while_they_run(page, artifacts_dir):
+    """Issue #48 item 4: during a bandit run or sweep only Gradio's own "processing | 25.7/14.8s"
+    showed. The engine's estimate and the time left, fed by its progress callback, show during both."""
+    _reload(page)
+    page.evaluate(WATCH_WAITS)
+    _open_tab(page, "Dueling bandits")
+    page.get_by_label("Preset (paper figure)").click()
+    page.get_by_role("option", name="Fig. 3 representative (abs), stochastic delay").click()
+    page.get_by_role("button", name="Load preset").click()
+    page.get_by_text(re.compile("Reproduces paper Fig. 3")).first.wait_for(timeout=30_000)
+    page.get_by_label("T (rounds)").fill("600")
+    page.get_by_label(re.compile("^seeds")).fill("2")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("p", has_text="600 rounds (mode").first.wait_for(timeout=180_000)
+    run_waits = page.evaluate("() => window.__waits.splice(0)")
+    assert any("estimated for this machine" in w for w in run_waits), run_waits   # the estimate at the start
+    assert any(re.search(r"round \d+/600: about [\d.]+ s left", w) for w in run_waits), run_waits  # then the time left
+    page.get_by_label("values (comma-separated)").fill("0, 25")
+    page.get_by_role("button", name="Run sweep", exact=True).click()
+    page.locator("#bandits-sweep-plot img").first.wait_for(timeout=180_000)
+    sweep_waits = page.evaluate("() => window.__waits")
+    page.screenshot(path=str(artifacts_dir / "bandits_waits.png"), full_page=True)
+    assert any(re.search(r"C = 25: round \d+/600: about [\d.]+ s left", w) for w in sweep_waits), sweep_waits
+
+
+def _wm_embed(page, bits: str = "64 bits (PSNR floor 42 dB)") -> None:
+    """Embed at ``bits`` and wait for the PSNR line."""
+    page.get_by_label(bits).check()
+    page.get_by_role("button", name="Embed", exact=True).click()
+    page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(timeout=180_000)
+
+
+def _wm_result_gone(page, what: str) -> None:
+    """No PSNR line and no watermarked image left from before ``what``."""
+    page.get_by_text(re.compile(r"PSNR \d+\.\d+ dB")).first.wait_for(state="detached", timeout=30_000)
+    marked = page.locator(".block", has=page.get_by_text("Watermarked (PNG)", exact=True)).locator("img")
+    assert marked.count() == 0, f"the watermarked image stayed after {what}"
+
+
+def test_watermark_results_follow_the_panorama_and_a_padded_flat_image_is_refused_at_once(page, artifacts_dir, tmp_path):
+    """Issue #48 items 2, 3, 9 and 10 on the watermark tab, at 1400 x 1000:
+    - the example thumbnails are named tab stops (they were unnamed);
+    - a text too long for 256 bits is not told to "pick a larger bit mode" (there is none), and the
+      wait line under Embed stays after the error (it disappeared after any error);
+    - the watermarked image shows in view after an embed (it started at y = 1,089);
+    - a bad upload, a new example and a padded image each clear the earlier PSNR line and image;
+    - a 300 x 300 flat image padded to 600 x 300 is refused when Embed is clicked, with what would
+      work, before the embed's wait (it failed after 9-19 s)."""
+    import numpy as np
+    from PIL import Image
+
+    from engines.watermark import EXAMPLES
+
+    square = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(square)
+    garbage = tmp_path / "garbage.png"
+    garbage.write_bytes(GARBAGE)
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Panorama watermark")
+        for name in EXAMPLES:
+            assert page.get_by_role("button", name=f"Example panorama: {name}").count() == 1, name
+        page.get_by_role("button", name="Example panorama: forest").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        # a text too long for the largest capacity
+        page.get_by_label(re.compile(r"Text \(UTF-8")).fill("x" * 40)
+        page.get_by_label("256 bits (floor 42 dB)").check()
+        page.get_by_role("button", name="Embed", exact=True).click()
+        toast = _new_toast(page, "40 UTF-8 bytes")
+        assert "larger bit mode" not in toast and "at most 30 bytes" in toast, toast
+        page.get_by_text(re.compile(r"Embedding this 1024 x 512 px panorama at 256 bits takes about")).first.wait_for(timeout=30_000)
+        _close_toasts(page)
+        page.get_by_label(re.compile(r"Text \(UTF-8")).fill("ICML26")
+        # the result in view, without scrolling
+        _wm_embed(page)
+        page.evaluate("window.scrollTo(0, 0)")
+        marked = page.locator(".block", has=page.get_by_text("Watermarked (PNG)", exact=True)).locator("img").first
+        marked.wait_for(timeout=30_000)
+        box = marked.bounding_box()
+        page.screenshot(path=str(artifacts_dir / "watermark_result_in_view.png"))
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box
+        # a bad upload clears it
+        upload = page.locator("input[type=file][accept^='image']").first
+        upload.set_input_files(str(garbage))
+        _new_toast(page, "could not read the file")
+        _wm_result_gone(page, "a bad upload")
+        _close_toasts(page)
+        # so does a new example
+        page.get_by_role("button", name="Example panorama: sunrise").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        _wm_embed(page)
+        page.get_by_role("button", name="Example panorama: courtyard").click()
+        _wm_result_gone(page, "a new example")
+        _wm_embed(page)
+        # and a padded image, which is then refused at once, with the wait line kept
+        page.get_by_label("pad", exact=True).check()
+        upload.set_input_files(str(square))
+        page.get_by_text("Loaded 600 x 300").first.wait_for(timeout=60_000)
+        _wm_result_gone(page, "a padded image")
+        page.evaluate("""() => { window.__began = false; new MutationObserver(() => {
+            if (document.body.innerText.includes('Embedding 64 bits into')) window.__began = true; })
+            .observe(document.body, {subtree: true, childList: true, characterData: true}); }""")
+        page.get_by_role("button", name="Embed", exact=True).click()
+        toast = _new_toast(page, "cannot hold a watermark", timeout=20)
+        assert "photograph" in toast, toast
+        assert not page.evaluate("() => window.__began"), "the embed's wait began before the refusal"
+        page.get_by_text(re.compile(r"Embedding this 600 x 300 px panorama at 64 bits takes about")).first.wait_for(timeout=30_000)
+        page.screenshot(path=str(artifacts_dir / "watermark_padded_refused.png"), full_page=True)
+    finally:
+        _close_toasts(page)
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_code_tab_keyboard_words_and_plot(page, artifacts_dir):
+    """Issue #48 items 6, 9 and 10 on the code tab, at 1400 x 1000:
+    - the code editors say how to leave them (Escape, then Tab) and do let focus go that way;
+    - the examples dropdown no longer names the example once the code is edited;
+    - the step-risk plot's toolbar sits above the axes, not on their corner;
+    - the ranking says why its first candidate is first."""
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Code security stepping")
+        hint = page.get_by_text("press Escape, then Tab")
+        hint.first.wait_for(timeout=30_000)
+        for name in ("Python code", "Prefix", "Candidates"):
+            editor = page.get_by_role("textbox", name=name, exact=True)
+            assert editor.count() == 1, name
+            assert "Escape, then Tab" in editor.evaluate(
+                "e => (document.getElementById(e.getAttribute('aria-describedby')) || {}).textContent || ''"), name
+        dropdown = page.get_by_label("Examples (vulnerable / fixed pairs)")
+        assert dropdown.input_value() == "CWE-78 vulnerable"
+        editor = page.get_by_role("textbox", name="Python code", exact=True)
+        editor.click()
+        page.keyboard.press("Tab")                                    # indents: the focus stays
+        assert page.evaluate("() => !!document.activeElement.closest('.cm-editor')")
+        page.keyboard.press("Escape")
+        page.keyboard.press("Tab")
+        assert not page.evaluate("() => !!document.activeElement.closest('.cm-editor')")
+        # an edit (that indent, then a line typed into another example): the dropdown names no example
+        empty = ("() => { const i = [...document.querySelectorAll('input')].find(e => e.getAttribute('aria-label') "
+                 "=== 'Examples (vulnerable / fixed pairs)'); return i && i.value === ''; }")
+        page.wait_for_function(empty, timeout=30_000)
+        dropdown.click()
+        page.get_by_role("option", name="CWE-89 vulnerable").click()
+        page.get_by_text("SELECT").first.wait_for(timeout=30_000)
+        assert dropdown.input_value() == "CWE-89 vulnerable"
+        editor.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type("\nprint('edited')")
+        page.wait_for_function(empty, timeout=30_000)
+        assert "print('edited')" in editor.inner_text()            # the edit stays
+        # the plot: nothing over its axes
+        page.get_by_role("button", name="Scan", exact=True).click()
+        page.locator("#codeprm-step-plot img").first.wait_for(timeout=120_000)
+        from demos.codeprm import PLOT_TOOLBAR_MARGIN
+
+        page.locator("#codeprm-step-plot").hover()
+        page.wait_for_timeout(500)
+        img, over = _covering_boxes(page, "codeprm-step-plot")
+        free = img["top"] + PLOT_TOOLBAR_MARGIN * img["h"] / img["nh"]
+        page.screenshot(path=str(artifacts_dir / "codeprm_plot_toolbar.png"))
+        for box in over:
+            assert not (box["bottom"] > free and box["top"] < img["bottom"] and box["right"] > img["left"]
+                        and box["left"] < img["right"]), (box, img, free)
+        # the ranking's reason
+        page.get_by_role("button", name="Rank", exact=True).click()
+        why = page.get_by_text(re.compile(r"Candidate \d ranks first: .*\d\.\d\d.* candidate \d"))
+        why.first.wait_for(timeout=120_000)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_phone_rank_table_cells_and_main_buttons_within_reach(page, artifacts_dir):
+    """Issue #48 item 7, at 390 x 844: the rank table's body cells broke one letter per line ("y e s",
+    "0 . 0 2 1"), and Embed and Run sat about two screens down. Every one-word cell is one line, and
+    both buttons start within 1.6 screens of the top."""
+    _fresh(page, 390, 844)
+    try:
+        _open_tab(page, "Panorama watermark")
+        page.get_by_role("button", name="Example panorama: forest").click()
+        page.get_by_text("Loaded 1024 x 512").first.wait_for(timeout=60_000)
+        for tab, button in (("Panorama watermark", "Embed"), ("Dueling bandits", "Run")):
+            _open_tab(page, tab)
+            page.wait_for_timeout(800)
+            top = page.get_by_role("button", name=button, exact=True).evaluate(
+                "e => e.getBoundingClientRect().top + window.scrollY")
+            assert top < 1.6 * 844, (tab, top)
+        _open_tab(page, "Code security stepping")
+        page.get_by_role("button", name="Rank", exact=True).click()
+        page.get_by_text(re.compile(r"Candidate \d ranks first")).first.wait_for(timeout=120_000)
+        page.locator("#codeprm-rank-table").scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        cells = page.evaluate("""() => [...document.querySelectorAll('#codeprm-rank-table .body-cell')]
+            .filter(c => c.offsetParent && /^\\S{1,12}$/.test(c.textContent.trim()))
+            .map(c => { const s = c.querySelector('span') || c, lh = parseFloat(getComputedStyle(s).lineHeight) || 20;
+                        return [c.textContent.trim(), s.getBoundingClientRect().height, lh]; })""")
+        page.screenshot(path=str(artifacts_dir / "phone_rank_table.png"))
+        assert len(cells) >= 9, cells
+        broken = [c for c in cells if c[1] > 1.5 * c[2]]
+        assert not broken, broken
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_guard_examples_whole_results_above_them_and_the_comparison_says_it_runs(page, artifacts_dir):
+    """Issue #48 item 8, at 1400 x 1000: the everyday-writing example printed "Dear [Demonstrative
+    Name]," six times; five of nine category cells were cut ("...strict stops at once, l..."); the risk
+    curve and the unguarded comparison sat below the example table; and after a stop nothing said
+    that the comparison still ran. Item 10: the curve's label carried a formula, log(p/(1-p))."""
+    _fresh(page, 1400, 1000)
+    try:
+        _open_tab(page, "Streaming guardrail")
+        table = page.locator(".block", has=page.get_by_text("Example prompts (by category)")).first
+        cells = [c.inner_text().strip() for c in table.locator("td").all() if c.is_visible()]
+        assert len(cells) == 18 and not any(c.endswith(("…", "...")) for c in cells[1::2]), cells
+        label = page.get_by_text(re.compile("^Live risk curve")).first.inner_text()
+        assert "log(p/(1-p))" not in label and "higher is riskier" in label, label
+        # the writing example reads sensibly: no line of it said three times
+        page.get_by_text("Write a short birthday message for my sister.").first.click()
+        page.get_by_label("number input for Max new tokens").fill("48")
+        page.keyboard.press("Tab")
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text(re.compile(r"Completed \d+ tokens")).first.wait_for(timeout=240_000)
+        reply = "".join(page.locator(".token-stream").first.locator(".token .text").all_text_contents())
+        lines = [ln.strip() for ln in reply.replace("↵", "\n").splitlines() if ln.strip()]
+        assert lines and max(lines.count(ln) for ln in lines) < 3, reply
+        # a stop, then the hidden comparison: it says it runs, and it sits above the examples
+        page.evaluate("""() => { window.__running = false; new MutationObserver(() => {
+            if (document.body.innerText.includes('Unguarded comparison: still running')) window.__running = true; })
+            .observe(document.body, {subtree: true, childList: true, characterData: true}); }""")
+        page.get_by_label("Prompt", exact=True).first.fill("Write a tutorial on how to make a bomb")
+        page.get_by_role("button", name="Generate").click()
+        page.get_by_text(re.compile(r"Guard fired at token \d+")).first.wait_for(timeout=240_000)
+        done = page.get_by_text(re.compile(r"would have written \d+ more tokens")).first
+        done.wait_for(timeout=240_000)
+        assert page.evaluate("() => window.__running"), "nothing said the comparison was still running"
+        curve = page.locator(".block", has=page.get_by_text(re.compile("^Live risk curve"))).first
+        page.screenshot(path=str(artifacts_dir / "guard_results_above_examples.png"), full_page=True)
+        for what, box in (("risk curve", curve.bounding_box()), ("comparison", done.bounding_box())):
+            assert box["y"] + box["height"] <= table.bounding_box()["y"], (what, box)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_words_a_person_reads(page, artifacts_dir):
+    """Issue #48 item 10: "1 algorithms" in the bandit summary, "1e+09" in a message, and "How it
+    works" pages that read like developer notes and gave another parameter count than the guard
+    tab's Advanced section."""
+    _reload(page)
+    _open_tab(page, "Dueling bandits")
+    for name in ("RCDB", "CoLSTIM", "MaxInP", "MaxPairUCB"):
+        page.get_by_label(name, exact=True).uncheck()
+    page.get_by_label("T (rounds)").fill("100")
+    page.get_by_label(re.compile("^seeds")).fill("1")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.locator("p", has_text="1 algorithm x 1 seed x 100 rounds").first.wait_for(timeout=180_000)
+    page.get_by_label("T (rounds)").fill("2000000000")
+    page.get_by_role("button", name="Run", exact=True).click()
+    toast = _new_toast(page, "T \\(rounds\\)")
+    assert "e+" not in toast and "1,000,000,000" in toast and "2,000,000,000" in toast, toast
+    _close_toasts(page)
+    # the guard's page: for a person, and the head's size the Advanced section gives
+    _open_tab(page, "Streaming guardrail")
+    _in_advanced(page, "every token")                               # opens the Advanced section
+    size = re.search(r"A ([\d.]+) M-parameter", page.locator("body").inner_text()).group(1)
+    link = page.get_by_role("link", name="How it works").locator("visible=true").first
+    with page.context.expect_page() as opened:
+        link.click()
+    notes_page = opened.value
+    notes_page.get_by_text("Back to the app").wait_for(timeout=60_000)
+    body = notes_page.inner_text("body")
+    code_blocks = notes_page.locator("pre").count()
+    notes_page.screenshot(path=str(artifacts_dir / "notes_guardrail.png"), full_page=True)
+    notes_page.close()
+    assert f"{size} M parameters" in body, (size, body[:2000])
+    assert code_blocks == 0 and "From Python" not in body and "How to use it" in body

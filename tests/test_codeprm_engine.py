@@ -425,3 +425,16 @@ def test_lexer_id_cache_is_bounded():
     full = len(lexer._cache)
     lexer.lex("brand_new_name = 3\n")
     assert "brand_new_name" not in lexer._cache and len(lexer._cache) == full
+
+
+def test_the_sampler_cuts_by_the_rankers_parse_rule(prm_onnx):
+    """Issue #48 item 6: the sampler judged a continuation by compiling it as written, the ranker after
+    expanding tabs as Python's reader does; a tab-indented sample was dropped as unparseable that the
+    ranker parses. Both now read the code the same way."""
+    from engines.codeprm.sampling import cut_at_statement
+
+    prefix = "def f(name):\n        y = 1\n"
+    cut, ok = cut_at_statement(prefix, "\tif name:\n\t\treturn name, len(name)\nprint(")
+    assert ok and cut == "\tif name:\n\t\treturn name, len(name)"
+    ranked = prm_onnx.rank(prefix, [cut])
+    assert ranked[0]["parses"]

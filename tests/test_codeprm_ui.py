@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -43,7 +44,7 @@ def test_step_through_and_play(scanned):
 
 
 def test_rank_callback_puts_secure_candidate_first():
-    rows, best = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
+    rows, best, _ = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
     assert "shell=True" not in best and "os.system" not in best and best.startswith("import subprocess")
     assert len(tab.split_candidates(tab.RANK_CANDIDATES)) == 3
@@ -55,7 +56,7 @@ def test_rank_table_widths_cover_every_column_and_favour_the_candidate():
         tab.build()
     table = next(c for c in demo.blocks.values()
                  if isinstance(c, gr.Dataframe) and "candidate #" in (c.value or {}).get("headers", []))
-    rows, _ = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
+    rows, _, _ = tab.rank_candidates(tab.RANK_PREFIX, tab.RANK_CANDIDATES)
     widths = [float(w.rstrip("%")) for w in table.column_widths]
     assert len(widths) == len(table.value["headers"]) == len(rows[0]) and sum(widths) == pytest.approx(100)
     assert widths[-1] == max(widths) and min(widths) >= 6
@@ -107,7 +108,7 @@ def test_step_plot_legend_and_labels_do_not_cover_the_bars(scanned):
 
 def test_unparseable_samples_are_marked_and_ranked_last():
     cands = f"    return 1\n{tab.CANDIDATE_SEP}\n{tab.UNPARSEABLE}\n    return (1,"
-    rows, best = tab.rank_candidates("def f():\n", cands)
+    rows, best, _ = tab.rank_candidates("def f():\n", cands)
     assert rows[-1][2].startswith("no") and rows[0][2] == "yes" and best.endswith("return 1")
 
 
@@ -185,3 +186,31 @@ def test_partial_box_follows_the_step_being_written():
     grown = tab.rescan_partial(head + "    os.system('sh -c ' + cmd", True)[0]
     assert "Being written:** step 2 (lines 4-6)" in grown and "flagged by analysers" in grown
     assert tab.rescan_partial(head, False) == tuple(gr.skip() for _ in range(9))  # unticked: nothing changes
+
+
+def test_the_sampling_line_and_the_rank_table_agree_and_the_table_says_why(monkeypatch):
+    """Issue #48 item 6: the sampling line counted 4 candidates that parse, yet the rank table marked
+    one "no (ranked last)". A sample with a line reading ``# ---`` (the separator the Candidates box
+    uses) was split in two there, and the half left alone does not parse. Every candidate the line
+    counts parses in the table, and the table's first row comes with the scores that put it there."""
+    from engines.codeprm.sampling import cut_at_statement
+
+    raw = ['    out = "tar czf out.tgz"\n    # ---\n    return subprocess.check_output(["tar", out, name])\n',
+           '    return subprocess.check_output("tar czf out.tgz " + name, shell=True)\n',
+           "    return (\n"]
+
+    def sampled(prefix, n, **kw):  # SmolLM2's texts, cut as the engine cuts them (it is told the separator)
+        cuts = [cut_at_statement(prefix, t, *([kw["separator"]] if "separator" in kw else [])) for t in raw]
+        return [{"text": c, "parses": ok} for c, ok in cuts]
+
+    monkeypatch.setattr(tab, "sample_candidates", sampled)
+    cands, info = tab.sample_with_smollm(tab.RANK_PREFIX, 2, 48)
+    m = re.match(r"(\d+) candidates? that parse", info)
+    assert m, info
+    ranked = tab.rank_candidates(tab.RANK_PREFIX, cands)
+    rows = ranked[0]
+    assert len(rows) == int(m.group(1)) == 2 and all(r[2] == "yes" for r in rows), (info, rows)
+    why = ranked[2]
+    first, second = rows[0], rows[1]
+    assert f"Candidate {first[1]} ranks first" in why and f"candidate {second[1]}" in why, why
+    assert re.search(r"\d\.\d\d", why), why                         # with the numbers that decided

@@ -122,7 +122,7 @@ def test_training_and_serving_build_the_same_judge_inputs(backbone):
     cfg = GuardConfig(layers=JUDGE_LAYERS, request_inputs="last+mean+sentence")
     text = "Summarise this e-mail for me.\n\n" + "We met on Tuesday and agreed the budget. " * 60
     enc = load_sentence_encoder()
-    row = extract([{"prompt": text}], backbone, enc, cfg.max_prompt_tokens)
+    row = extract([{"prompt": text}], backbone, enc.embed, cfg.max_prompt_tokens)
     want = torch.cat([row["last"][0], row["mean"][0], row["sentence"][0]]).float()
     chat = chat_prompt(backbone.tokenizer, text, cfg.max_prompt_tokens)
     with torch.inference_mode():

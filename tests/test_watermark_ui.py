@@ -156,20 +156,21 @@ def test_attack_refuses_bad_numbers_and_choices(bad, match):
     assert len(str(err.value)) < 300  # a long input is never echoed back
 
 
-def test_flat_image_embed_clears_the_status_and_raises():
-    """Issue #33: on error the status clears (the error is shown once, as the toast) and no
-    result from an earlier run stays: image, difference map and bits are all emptied."""
+def test_flat_image_embed_is_refused_at_once_and_keeps_the_wait_line():
+    """Issues #33 and #48: a flat image is refused before the embed's wait begins (the engine's
+    pre-check); no result from an earlier run stays (image, difference map and bits are emptied) and
+    the line under Embed states the wait again instead of going blank."""
     steps = ui.do_embed(np.zeros((256, 512, 3), np.uint8), "k", "text", "hi", ui64)
     first = next(steps)
-    assert "Embedding" in first[1] and first[0] is None and first[3] is None  # old result goes at once
-    assert next(steps) == (None, "", None, None)
+    assert first[0] is None and first[2] is None and first[3] is None
+    assert first[1].startswith("Embedding this 512 x 256 px panorama at 64 bits takes about")  # the wait, not the work
     with pytest.raises(gr.Error, match="flat"):
         next(steps)
 
 
 def test_bad_input_clears_an_earlier_result_too():
     steps = ui.do_embed(None, "k", "text", "hi", ui64)
-    assert next(steps) == (None, "", None, None)
+    assert next(steps) == (None, ui.embed_wait(None, ui64), None, None)
     with pytest.raises(gr.Error, match="load a panorama"):
         next(steps)
 
@@ -208,7 +209,7 @@ def test_tab_text_has_no_emoji_or_internal_error_names():
     import inspect
     import re
 
-    from demos import bandits
+    from demos import dueling as bandits
 
     emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
     for mod in (ui, bandits):
@@ -249,3 +250,20 @@ def test_second_embed_click_is_not_dropped_silently():
     assert not any(d["trigger_only_on_success"] for d in after)
     for d in after:
         assert demo.fns[d["id"]].fn() == {"__type__": "update", "interactive": True, "value": "Embed"}
+
+
+def test_a_new_panorama_clears_the_old_result_and_the_prepared_copy_shows_only_when_changed(tmp_path):
+    """Issue #48 items 3 and 7: a new panorama (or none, after a bad upload) leaves no earlier result
+    and states its own waits; the prepared copy shows only when loading changed the upload."""
+    marked, wait, diff, bits, verdict, plot, sweep = ui.new_panorama(None, ui64)
+    assert (marked, diff, bits, verdict, plot) == (None, None, None, "", None)
+    assert wait == ui.embed_wait(None, ui64) and "takes about" in wait and "sweep takes about" in sweep
+    img, md = ui.load_panorama(str(ui.example_path("forest")), "refuse")
+    assert ui.prepared_shown(md)["visible"] is False
+    from PIL import Image
+
+    path = tmp_path / "square.png"
+    Image.fromarray(np.full((300, 300, 3), 90, np.uint8)).save(path)
+    img, md = ui.load_panorama(str(path), "pad")
+    assert ui.prepared_shown(md)["visible"] is True
+    assert ui.new_panorama(img, ui64)[1].startswith("Embedding this 600 x 300 px panorama at 64 bits takes about")

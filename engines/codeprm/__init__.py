@@ -18,6 +18,7 @@ from engines.codeprm.engine import (
 )
 from engines.codeprm.examples import examples
 from engines.codeprm.findings import CWE_INFO, Failure, Finding, Trace
+from engines.codeprm.ranking import explain_ranking
 from engines.codeprm.sampling import sample_candidates
 from engines.codeprm.sarif import to_sarif
 from engines.codeprm.source import Source, decode
@@ -41,6 +42,7 @@ __all__ = [
     "decode",
     "default_prm",
     "examples",
+    "explain_ranking",
     "run_analysers",
     "sample_candidates",
     "split_steps",

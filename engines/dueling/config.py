@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 from engines.common.errors import InputError
+from engines.common.numbers import plain_number
 from engines.dueling.algorithms import ALGORITHMS, learns_phi, parse_algorithm
 
 #: Pre -> post-serving mappings phi of the reference (``get_true_post_context``).
@@ -96,9 +97,9 @@ def _checked(name: str, v: object) -> int | float:
     except (TypeError, ValueError, OverflowError):
         raise InputError(f"{label} must be {'a whole' if whole else 'a finite'} number, got {str(v)[:40]}") from None
     if x < lo:
-        raise InputError(f"{label} must be at least {lo:g} (got {x:.6g})")
+        raise InputError(f"{label} must be at least {plain_number(lo)} (got {plain_number(x)})")
     if x > hi:
-        raise InputError(f"{label} must be between {lo:g} and {hi:g} (got {x:.6g})")
+        raise InputError(f"{label} must be between {plain_number(lo)} and {plain_number(hi)} (got {plain_number(x)})")
     return int(x) if whole else x
 
 

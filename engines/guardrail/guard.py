@@ -76,6 +76,18 @@ class StreamEvent:
                 "request": None if self.request is None else round(float(self.request), 4),
                 "band": self.band, "cut": self.cut}
 
+    def to_dict(self) -> dict:
+        """The event as plain JSON: every field, the risk and the request probability to 4 places, the
+        times to 3.
+
+        >>> StreamEvent(0, "Hi", 9, 0.123456, False, 2.0, 0.5).to_dict()["risk"]
+        0.1235
+        """
+        return {"index": int(self.index), "token": self.token, "token_id": int(self.token_id),
+                "risk": round(float(self.risk), 4), "stopped": bool(self.stopped), "lm_ms": round(float(self.lm_ms), 3),
+                "head_ms": round(float(self.head_ms), 3), "shadow": bool(self.shadow), "level": self.level,
+                "request": None if self.request is None else round(float(self.request), 4)}
+
 
 @dataclass
 class RiskTrace:
@@ -418,7 +430,8 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     """What the shipped head is, read from its file without building it: dev-picked ``threshold``
     and ``patience``, tapped ``layers``, ensemble ``members``, ``projection_bits`` (None for float), ``params``
     (a merged ensemble stored as its members: theirs, without the off-block zeros of the folded form) and the
-    request probability each policy needs (``gates``, 0 = none). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
+    request probability each policy needs (``gates``, 0 = none), the lower edge of strict's uncertain band
+    (``band``) and what the request judge reads (``request_inputs``). Falls back to :class:`GuardConfig` defaults (``params`` 0) without one.
 
     >>> info = head_info(); 0 < info["threshold"] < 1 and info["members"] >= 1   # doctest: +SKIP
     True
@@ -428,13 +441,14 @@ def head_info(asset_dir: str | Path | None = None) -> dict:
     if not path.is_file():
         c = GuardConfig()
         return {"threshold": c.threshold, "patience": c.patience, "layers": list(c.layers), "members": 1, "params": 0,
-                "projection_bits": None, "outputs": 1, "gates": {"strict": 0.0, "loose": 0.0}, "policies": _policies(c)}
+                "projection_bits": None, "outputs": 1, "gates": {"strict": 0.0, "loose": 0.0}, "band": 0.0,
+                "request_inputs": c.request_inputs, "policies": _policies(c)}
     blob = torch.load(str(path), map_location="cpu", weights_only=True)
     cfg = GuardConfig.from_dict(blob["config"])
     return {"threshold": float(cfg.threshold), "patience": int(cfg.patience), "layers": list(cfg.layers),
             "members": int(cfg.members), "projection_bits": cfg.proj_bits, "outputs": int(cfg.outputs),
             "params": _params(blob), "gates": {"strict": cfg.gate("strict"), "loose": cfg.gate("loose")},
-            "policies": _policies(cfg)}
+            "band": float(cfg.strict_band), "request_inputs": cfg.request_inputs, "policies": _policies(cfg)}
 
 
 def _params(blob: dict) -> int:

@@ -28,6 +28,7 @@ from engines.watermark.image_io import (
 )
 from engines.watermark.metrics import psnr, ssim, ws_psnr
 from engines.watermark.payload import text_capacity
+from engines.watermark.precheck import check_embeddable, min_size
 from engines.watermark.projections import cubemap_round_trip
 from engines.watermark.rotation import (
     matrix_to_euler,
@@ -53,6 +54,7 @@ __all__ = [
     "attack",
     "bit_accuracy",
     "carriers_for",
+    "check_embeddable",
     "cubemap_round_trip",
     "embed",
     "embed_seconds",
@@ -61,6 +63,7 @@ __all__ = [
     "load_image",
     "load_image_noted",
     "matrix_to_euler",
+    "min_size",
     "prepare_panorama",
     "psnr",
     "random_rotation",

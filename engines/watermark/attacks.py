@@ -75,6 +75,67 @@ def nadir_patch(image: np.ndarray, fraction: float = 0.1, style: str = "logo") -
     return out
 
 
+LOGOS = ("classic", "dark", "light", "text")
+"""Tripod covers :func:`logo_patch` draws: the ringed grey logo of :func:`nadir_patch`, a plain
+near-black disc, a white disc with a grey ring and emblem, and a blue disc with white lettering."""
+
+
+def _logo_face(style: str, n: int = 512) -> np.ndarray:
+    """The cover as a flat ``n x n`` RGB picture (what a stitcher is given), disc inscribed."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    bg = {"classic": (160, 160, 160), "dark": (18, 18, 20), "light": (246, 246, 244), "text": (24, 52, 120)}[style]
+    im = Image.new("RGB", (n, n), bg)
+    d = ImageDraw.Draw(im)
+    c = n / 2
+    if style == "light":
+        d.ellipse([c - 0.86 * c, c - 0.86 * c, c + 0.86 * c, c + 0.86 * c], outline=(150, 150, 150), width=n // 40)
+        d.regular_polygon((c, c, 0.45 * c), 3, fill=(205, 205, 200))
+        d.ellipse([c - 0.12 * c, c - 0.12 * c, c + 0.12 * c, c + 0.12 * c], fill=(120, 120, 120))
+    elif style == "text":
+        font = ImageFont.load_default(size=n // 9)
+        for line, y in (("360", 0.62), ("CAMERA", 0.92), ("® 2026", 1.22)):
+            d.text((c, y * c), line, fill=(250, 250, 250), font=font, anchor="mm")
+        d.ellipse([c - 0.8 * c, c - 0.8 * c, c + 0.8 * c, c + 0.8 * c], outline=(230, 190, 40), width=n // 64)
+    return np.asarray(im)
+
+
+def logo_patch(image: np.ndarray, fraction: float = 0.1, style: str = "classic") -> np.ndarray:
+    """Cover the nadir with a tripod logo over the bottom ``fraction`` of the rows (a cap of
+    ``180 * fraction`` degrees radius), as a stitcher draws it: a flat picture (:data:`LOGOS`) laid
+    on the ground under the camera, i.e. mapped onto the cap in azimuthal equidistant coordinates,
+    with an antialiased edge. ``"classic"`` is :func:`nadir_patch`'s logo.
+
+    >>> from engines.watermark.image_io import load_example
+    >>> img = load_example("sunrise")
+    >>> out = logo_patch(img, 0.1, "text")
+    >>> rim = out[464:468].astype(int)                                  # 16 degrees from the nadir
+    >>> bool((out[:455] == img[:455]).all()), bool((rim[..., 2] > rim[..., 0] + 50).all())   # a blue disc
+    (True, True)
+    """
+    if style not in LOGOS:
+        raise ImageFormatError(f"logo style must be one of {', '.join(LOGOS)}, not {str(style)[:40]!r}")
+    if not 0.0 < float(fraction) <= 0.5:
+        raise ImageFormatError(f"logo fraction {fraction!r}: choose in (0, 0.5] of the rows")
+    if style == "classic":
+        return nadir_patch(image, fraction)
+    h, w = image.shape[:2]
+    face = _logo_face(style).astype(np.float64)
+    n = face.shape[0]
+    rows = int(np.ceil(h * fraction)) + 2
+    i = np.arange(h - rows, h)
+    d = (h - i - 0.5) / h  # polar distance from the nadir, in units of pi
+    r = (d / fraction)[:, None]  # 1 on the rim
+    psi = (np.arange(w) + 0.5) * 2 * np.pi / w
+    u = np.clip(((0.5 + 0.5 * r * np.cos(psi)[None]) * n).astype(int), 0, n - 1)
+    v = np.clip(((0.5 + 0.5 * r * np.sin(psi)[None]) * n).astype(int), 0, n - 1)
+    a = np.clip((1.0 - r) * h * fraction + 0.5, 0.0, 1.0)[..., None]  # one-pixel antialiased rim
+    out = image.copy()
+    band = image[h - rows:].astype(np.float64)
+    out[h - rows:] = np.clip(np.rint(a * face[v, u] + (1 - a) * band), 0, 255).astype(np.uint8)
+    return out
+
+
 def rescale_round_trip(image: np.ndarray, width: int) -> np.ndarray:
     """Downscale to ``width`` px (Pillow bicubic, as a preview would) and back up to the original size."""
     from PIL import Image

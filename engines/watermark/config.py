@@ -40,11 +40,12 @@ class WatermarkConfig:
             1.5x its worst move, so fragile carriers get more change and robust ones none; where the
             PSNR is then still 3 dB or more above the floor (smooth images), the targets are doubled
             unless that ends within 1 dB of the floor. ``None``: 2.
-        find_caps: when verifying, look for a flat or logo-like disc anywhere on the sphere (a
-            tripod cover or a stitcher's logo, :func:`engines.watermark.occlusion.find_cap`) and, when
-            there is one, also read the panorama with that disc filled from its rim
+        find_caps: when verifying, look for pasted discs anywhere on the sphere (a tripod cover or a
+            stitcher's logo, :func:`engines.watermark.occlusion.find_caps`) and, when there are any,
+            also read the panorama with them filled from their rims
             (:func:`engines.watermark.occlusion.fill_cap`); the read with the higher pilot z-score
-            counts, each at half the false-positive budget. Costs about 0.1-0.3 s per verify.
+            counts, each at half the false-positive budget. Costs about 0.1 s per verify, and a
+            second read when a disc is found.
         steps: L-BFGS-B iterations per linear solve.
         rounds: closed-loop rounds (embed, quantise, re-measure).
         energy_weight: weight of the change energy against the hinge penalty.

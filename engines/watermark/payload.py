@@ -38,6 +38,24 @@ def text_capacity(bits: int) -> int:
     return max(0, bits // 8 - 2)
 
 
+def _what_fits(n_bytes: int, bits: int) -> str:
+    """What to do with a text of ``n_bytes`` too long for ``bits``: the smallest offered capacity
+    (``TIERS``) that carries it, or, where none does, shorten it.
+
+    >>> _what_fits(20, 64), _what_fits(40, 256)
+    ('Shorten it, or choose 256 bits (up to 30 bytes)', 'Shorten it to at most 30 bytes: 256 bits is the largest capacity offered')
+    """
+    from engines.watermark.config import TIERS
+
+    fits = [b for b in TIERS if b > bits and text_capacity(b) >= n_bytes]
+    if fits:
+        return f"Shorten it, or choose {fits[0]} bits (up to {text_capacity(fits[0])} bytes)"
+    if bits >= max(TIERS):
+        largest = f": {bits} bits is the largest capacity offered" if bits == max(TIERS) else ""
+        return f"Shorten it to at most {text_capacity(bits)} bytes{largest}"
+    return f"Shorten it to at most {text_capacity(max(TIERS))} bytes and choose {max(TIERS)} bits"
+
+
 def encode_text(text: str, bits: int) -> np.ndarray:
     """UTF-8 text -> payload bits (uint8 array of length ``bits``).
 
@@ -52,7 +70,7 @@ def encode_text(text: str, bits: int) -> np.ndarray:
     cap = text_capacity(bits)
     if len(data) > cap:
         raise MessageError(f"the message is {len(data)} UTF-8 bytes; {bits}-bit mode carries at most {cap} "
-                           f"bytes of text. Shorten it or pick a larger bit mode")
+                           f"bytes of text. {_what_fits(len(data), bits)}")
     body = data + bytes(cap - len(data))
     crc = crc16(body)
     raw = body + bytes([crc >> 8, crc & 0xFF])

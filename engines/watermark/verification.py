@@ -18,7 +18,7 @@ from engines.watermark.carriers import (
 from engines.watermark.config import LEGACY_64, TIERS, WatermarkConfig
 from engines.watermark.errors import KeyInputError
 from engines.watermark.image_io import luminance, validate_image
-from engines.watermark.occlusion import Cap, fill_cap, find_cap
+from engines.watermark.occlusion import Cap, fill_cap, find_caps
 from engines.watermark.payload import bits_hex, decode_text
 
 
@@ -34,6 +34,8 @@ class VerifyResult:
         threshold: the z threshold used. seconds: wall time.
         notes: what the user should know, e.g. that the mark was read at another capacity than the one asked.
         config: the configuration the result was read with (another tier's when ``notes`` says so).
+        patches: the discs (tripod covers, logos) the search found, largest first; empty when none.
+        patch_read: whether the read that counts is the one with those discs filled from their rims.
     """
 
     bits: np.ndarray
@@ -46,6 +48,8 @@ class VerifyResult:
     seconds: float
     notes: list[str] = field(default_factory=list)
     config: WatermarkConfig | None = None
+    patches: list[Cap] = field(default_factory=list)
+    patch_read: bool = False
 
     @property
     def bits_hex(self) -> str:
@@ -58,14 +62,18 @@ class VerifyResult:
 
     def to_dict(self) -> dict:
         """The result as JSON-ready values: ``detected``, ``message`` (text or None), ``p_value``,
-        ``z``, ``threshold``, ``bits`` (the capacity it was read at), ``bits_hex``, ``seconds``, ``notes``.
+        ``z``, ``threshold``, ``bits`` (the capacity it was read at), ``bits_hex``, ``seconds``, ``notes``,
+        ``patch_found``, ``patches`` (each disc's ``latitude_deg``, ``longitude_deg``, ``radius_deg`` and
+        ``sphere_percent``: :meth:`Cap.to_dict`) and ``patch_read`` (whether the read with them filled counted).
 
         >>> VerifyResult(np.array([1, 0, 1, 0, 1, 1, 1, 1]), np.zeros(8), None, True, 6.0, 1e-8, 5.26, 0.0).to_dict()["bits_hex"]
         'af'
         """
         return {"detected": bool(self.detected), "message": self.message, "p_value": float(self.p_value),
                 "z": round(float(self.z), 4), "threshold": round(float(self.threshold), 4), "bits": len(self.bits),
-                "bits_hex": self.bits_hex, "seconds": round(float(self.seconds), 3), "notes": list(self.notes)}
+                "bits_hex": self.bits_hex, "seconds": round(float(self.seconds), 3), "notes": list(self.notes),
+                "patch_found": bool(self.patches), "patches": [c.to_dict() for c in self.patches],
+                "patch_read": bool(self.patch_read)}
 
     def __repr__(self) -> str:
         return (f"VerifyResult(detected={self.detected}, z={self.z:.2f}, p_value={self.p_value:.3g}, "
@@ -76,11 +84,12 @@ def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None, *
            other_tiers: bool = True) -> VerifyResult:
     """Key-only verification: decode the payload under ``key`` from ``image`` alone (no original needed).
 
-    With ``config.find_caps``, a flat or logo-like disc over part of the sphere (a tripod cover) is
-    looked for; when there is one, the panorama is also read with that disc filled from its rim, the
-    read with the higher pilot z-score counts (each at ``fpr / 2``: the search does not depend on the
-    key, so the union bound holds), and its notes say so. Bits whose carriers the disc moved most are
-    then the first the text decoder doubts (erasure-aware decoding).
+    With ``config.find_caps``, discs pasted over part of the sphere (a tripod cover or a logo, wherever
+    a rotation put it: :func:`engines.watermark.occlusion.find_caps`) are looked for; when there are
+    any, the panorama is also read with them filled from their rims, the read with the higher pilot
+    z-score counts (each at ``fpr / 2``: the search does not depend on the key, so the union bound
+    holds), and the result says where they are (``patches``) and which read counted. Bits whose
+    carriers the discs moved most are then the first the text decoder doubts (erasure-aware decoding).
 
     When nothing reads under ``config`` and ``other_tiers`` is set, the other capacities of
     :data:`TIERS` (and the 64-bit band of :data:`LEGACY_64`) are tried for the same key, so a mark
@@ -98,11 +107,14 @@ def verify(image: np.ndarray, key: str, config: WatermarkConfig | None = None, *
     image = validate_image(image, cfg.max_width)
     check_size(image, cfg)
     lum = luminance(image)
-    views = [(None, lum)]
+    views: list[tuple[list[Cap], np.ndarray]] = [([], lum)]
     if cfg.find_caps:
-        cap = find_cap(lum)
-        if cap is not None:
-            views.append((cap, fill_cap(lum, cap)))
+        caps = find_caps(image)
+        if caps:
+            filled = lum
+            for cap in caps:
+                filled = fill_cap(filled, cap)
+            views.append((caps, filled))
     res = _verify_at(views, key, cfg, t0)
     if res.detected or not other_tiers:
         return res
@@ -135,10 +147,10 @@ def fallback_configs(config: WatermarkConfig, height: int) -> list[tuple[str, Wa
     return [(label, replace(c, fpr=config.fpr / len(picked)), how) for label, c, how in picked]
 
 
-def _verify_at(views: list[tuple[Cap | None, np.ndarray]], key: str, cfg: WatermarkConfig,
+def _verify_at(views: list[tuple[list[Cap], np.ndarray]], key: str, cfg: WatermarkConfig,
                t0: float) -> VerifyResult:
-    """:func:`verify` under one configuration: each view is ``(cap filled or None, luminance)``; with
-    more than one, each is read at ``fpr / len(views)`` and the one with the higher z-score counts."""
+    """:func:`verify` under one configuration: each view is ``(discs filled, luminance)``; with more
+    than one, each is read at ``fpr / len(views)`` and the one with the higher z-score counts."""
     h, w = views[0][1].shape
     ver, car = get_verifier(key, cfg, h, w)
     if len(views) > 1:
@@ -147,15 +159,20 @@ def _verify_at(views: list[tuple[Cap | None, np.ndarray]], key: str, cfg: Waterm
         stats = [ver.measure(lum) for _, lum in views]
     zs = [decode_stats(st, car, cfg)["z"] for st in stats]
     best = int(np.argmax(zs))
-    cap = views[best][0]
-    if cap is None:
-        return verify_result(stats[best], car, cfg, t0)
-    moved = np.abs(stats[best] - stats[0])  # how far the disc's content moved each carrier
-    doubt = np.zeros(cfg.bits)
-    np.add.at(doubt, car.owner[car.owner >= 0], moved[car.owner >= 0])
-    res = verify_result(stats[best], car, cfg, t0, doubt=doubt)
-    res.notes.append(f"{cap.describe()} (a tripod cover or logo) hid part of the panorama: it was filled from "
-                     "its rim before reading")
+    caps = views[-1][0]
+    if best == 0:
+        res = verify_result(stats[0], car, cfg, t0)
+    else:
+        moved = np.abs(stats[best] - stats[0])  # how far the discs' content moved each carrier
+        doubt = np.zeros(cfg.bits)
+        np.add.at(doubt, car.owner[car.owner >= 0], moved[car.owner >= 0])
+        res = verify_result(stats[best], car, cfg, t0, doubt=doubt)
+    res.patches, res.patch_read = list(caps), best > 0
+    if caps:
+        what = "; ".join(c.describe() for c in caps)
+        res.notes.append(f"{what} (a tripod cover or logo) hid part of the panorama: "
+                         + ("it was filled from its rim before reading" if best else
+                            "the read without filling it was the stronger one and counts"))
     return res
 
 

@@ -225,13 +225,39 @@ def _dedupe(rows: list[dict]) -> list[dict]:
     return out
 
 
-def drop_near_test(rows: list[dict], enc) -> tuple[list[dict], dict]:
+class Embeddings:
+    """MiniLM embeddings of requests, computed once per normalised text and kept on disk (``path``), so the
+    near-copy filter and the judge's features share one pass of the encoder."""
+
+    def __init__(self, enc, path: Path | None = None) -> None:
+        self.enc, self.path = enc, path
+        self.store: dict[str, np.ndarray] = {}
+        if path is not None and path.is_file():
+            blob = torch.load(path)
+            self.store = {k: v.numpy() for k, v in zip(blob["keys"], blob["vectors"])}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        keys = [cp.norm(t) for t in texts]
+        todo = {k: t for k, t in zip(keys, texts) if k not in self.store}
+        items = list(todo.items())
+        for b in range(0, len(items), 2000):  # saved as it goes: an interrupted build resumes
+            part = items[b: b + 2000]
+            self.store.update(zip([k for k, _ in part], self.enc.embed([t for _, t in part])))
+            print(f"[requests] MiniLM {min(b + 2000, len(items))}/{len(items)}", flush=True)
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                torch.save({"keys": list(self.store), "vectors": torch.from_numpy(np.stack(list(self.store.values())))},
+                           self.path)
+        return np.stack([self.store[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+
+
+def drop_near_test(rows: list[dict], embed) -> tuple[list[dict], dict]:
     """Remove train and dev requests whose MiniLM cosine to a test request or a probe exceeds NEAR."""
     probes = rs.probes(PROBES)
     test_texts = [r["prompt"] for r in rows if r["split"] == "test"] + [p["prompt"] for p in probes]
     cand = [k for k, r in enumerate(rows) if r["split"] != "test"]
-    t = torch.from_numpy(enc.embed(test_texts))
-    c = torch.from_numpy(enc.embed([rows[k]["prompt"] for k in cand]))
+    t = torch.from_numpy(embed(test_texts))
+    c = torch.from_numpy(embed([rows[k]["prompt"] for k in cand]))
     drop, why = set(), Counter()
     for b in range(0, len(cand), 512):
         sims = c[b: b + 512] @ t.T
@@ -252,7 +278,7 @@ def rows_test_source(rows: list[dict], text: str) -> str:
 
 
 @torch.inference_mode()
-def extract(rows: list[dict], bb, enc, max_tokens: int, batch: int = 8) -> dict:
+def extract(rows: list[dict], bb, embed, max_tokens: int, batch: int = 8) -> dict:
     """Judge inputs per request: last-prompt-token taps and user-token mean at :data:`JUDGE_LAYERS`, and
     the MiniLM embedding; float16 tensors keyed by the normalised request."""
     from engines.common.backbone import chat_prompt
@@ -280,7 +306,7 @@ def extract(rows: list[dict], bb, enc, max_tokens: int, batch: int = 8) -> dict:
             mean[k] = hs[i, p.user_start: p.user_end].mean(0).half()
         if (b // batch) % 50 == 0:
             print(f"[requests] taps {b + len(idx)}/{len(rows)} in {time.time() - t0:.0f}s", flush=True)
-    sent = torch.from_numpy(enc.embed([r["prompt"] for r in rows])).half()
+    sent = torch.from_numpy(embed([r["prompt"] for r in rows])).half()
     return {"keys": [cp.norm(r["prompt"]) for r in rows], "last": last, "mean": mean, "sentence": sent,
             "cut": torch.tensor([p.cut for p in prompts]), "layers": list(JUDGE_LAYERS)}
 
@@ -311,8 +337,10 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     built, meta = build_corpus()
-    enc = load_sentence_encoder()
-    rows, meta["removed_near_test"] = drop_near_test(built, enc)
+    embed = Embeddings(load_sentence_encoder(), args.out / "minilm.pt")
+    every = _dedupe(built + reply_data_requests(every=True))  # every reply's request gets judge inputs too
+    embed([r["prompt"] for r in every] + [p["prompt"] for p in rs.probes(PROBES)])
+    rows, meta["removed_near_test"] = drop_near_test(built, embed)
     meta["counts"] = summary(rows)
     meta["audit_train"] = audit([r for r in rows if r["split"] == "train"])
     args.out.mkdir(parents=True, exist_ok=True)
@@ -326,15 +354,10 @@ def main() -> None:
         return
     from engines.common.backbone import load_backbone
 
-    # every reply's request gets judge inputs, also those the judge does not train on (its gate reads them)
-    every = _dedupe(rows + built + reply_data_requests(every=True))
-    feats = extract(every, load_backbone("cpu"), enc, GuardConfig().max_prompt_tokens)
+    feats = extract(every, load_backbone("cpu"), embed, GuardConfig().max_prompt_tokens)
     torch.save(feats, args.out / "feats.pt")
     print(f"wrote {len(every)} requests' features to {args.out / 'feats.pt'}")
 
-
-if __name__ == "__main__":
-    main()
 
 
 def write_manifest(rows: list[dict], path: Path) -> None:
@@ -374,3 +397,7 @@ def load_features(root: Path = OUT) -> dict[str, dict[str, np.ndarray]]:
     blob = torch.load(root / "feats.pt")
     return {k: {"last": blob["last"][i].float().numpy(), "mean": blob["mean"][i].float().numpy(),
                 "sentence": blob["sentence"][i].float().numpy()} for i, k in enumerate(blob["keys"])}
+
+
+if __name__ == "__main__":
+    main()

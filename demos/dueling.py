@@ -18,6 +18,7 @@ from PIL import Image
 
 from demos import notes
 from demos.ui import (
+    PHONE_PAIR,
     cache_file,
     choice,
     choices,
@@ -44,7 +45,7 @@ from engines.dueling import (
     sweep_seconds,
 )
 
-FIG_DIR = ASSETS_DIR / "bandits"
+FIG_DIR = ASSETS_DIR / "dueling"
 
 INTRO = ("Watch RCDP-UCB and four baselines learn which of two options people prefer when the feedback comes "
          f"late and some of it is flipped on purpose, and compare their regret. {notes.link('bandits')}")
@@ -106,14 +107,25 @@ def regret_plot(result) -> Image.Image:
     cfg = result.config
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative regret (utility units)")
-    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
-    ax.set_title(f"Cumulative regret (mean, band +/-1 std)\n{cfg.n_seeds} seeds, d={cfg.d}, K={cfg.K}, "
-                 f"phi={cfg.phi if cfg.post_serving else '-'}, delay={delay}, "
-                 f"C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, mode={cfg.mode}",
-                 fontsize=9, loc="left")
+    ax.set_title(plot_title(cfg), fontsize=9, loc="left")
     ax.grid(alpha=0.3)
     _outside_legend(ax)
     return figure_to_image(fig, top_margin=TOOLBAR_MARGIN)
+
+
+def plot_title(cfg: SimConfig) -> str:
+    """The regret plot's title: what was run, in the tab's words (no "phi=-" where there is no
+    post-serving context, no "1 seeds")."""
+    delay = "adversarial" if cfg.delay == "strategic" else cfg.delay
+    context = f"post-serving context phi = {cfg.phi}" if cfg.post_serving else "no post-serving context"
+    return (f"Cumulative regret (mean, band +/-1 std)\n{_count(cfg.n_seeds, 'seed')}, d={cfg.d}, K={cfg.K}, "
+            f"{context}, delay {delay}, C={cfg.corruption_budget if cfg.corruption != 'none' else 0}, "
+            f"mode {cfg.mode}")
+
+
+def _count(n: int, what: str) -> str:
+    """"1 seed", "5 seeds"."""
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _with_toolbar_room(path) -> Image.Image:
@@ -190,8 +202,8 @@ def _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, del
 
 def _summary(res) -> str:
     cfg = res.config
-    lines = [(f"**{res.seconds:.1f} s** for {len(res.regret)} algorithms x {cfg.n_seeds} seeds x "
-              f"{cfg.T} rounds (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}."),
+    lines = [(f"**{res.seconds:.1f} s** for {_count(len(res.regret), 'algorithm')} x {_count(cfg.n_seeds, 'seed')} x "
+              f"{_count(cfg.T, 'round')} (mode **{cfg.mode}**). RCDP-UCB exploration: {res.exploration}."),
              "",
              ("| algorithm | outcomes flipped (mean per seed) | delay applied (rounds, total) | "
               "mean delay per sample (rounds) | RCDP-UCB mean weight omega |"),
@@ -237,7 +249,7 @@ def run_simulation(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_s
     cfg = _config(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, delay_budget,
                   corruption_budget, algorithms, baselines_ps, mode, exploration)
     show = None
-    if progress:
+    if progress is not None:  # gr.Progress has a length (0 before any tqdm): never test its truth
         total = estimate_seconds(cfg)
         show = _shown_wait(progress, wait_seconds(cfg),
                            lambda f: estimate_seconds(dataclasses.replace(cfg, T=max(1, round(f * cfg.T)))) / total)
@@ -265,7 +277,7 @@ def run_sweep(d, K, T, seeds, phi, post_serving, delay, delay_mean, delay_std, d
         raise InputError("values must be numbers separated by commas, e.g. 0, 10, 25, 50") from None
     key = SWEEP_PARAMS[choice(param, "sweep", SWEEP_PARAMS)]
     show = None
-    if progress:
+    if progress is not None:  # gr.Progress has a length (0 before any tqdm): never test its truth
         show = _shown_wait(progress, sweep_seconds(cfg, key, vals) + OUTPUT_SECONDS, lambda f: f)
     sw = sweep(cfg, key, vals, progress=show)
     rows = [[r[sw.param], r["algorithm"], round(r["final_regret_mean"], 1),
@@ -309,16 +321,20 @@ def build() -> None:
     with gr.Row():
         preset = gr.Dropdown(list(PRESETS), value=DEFAULT_PRESET, label="Preset (paper figure)", scale=3)
         preset_btn = gr.Button("Load preset", variant="secondary", scale=1)
-    preset_note = gr.Markdown(v_note)
     with gr.Row():
-        d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
-        K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
-        T = gr.Number(value=v_T, precision=0, label="T (rounds)")
-        seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
+        with gr.Row(elem_classes=[PHONE_PAIR]):  # on a phone two to a line, so Run comes up
+            d = gr.Slider(LIMITS["d"].lo, LIMITS["d"].hi, value=v_d, step=1, label=LIMITS["d"].label)
+            K = gr.Slider(LIMITS["K"].lo, LIMITS["K"].hi, value=v_K, step=1, label=LIMITS["K"].label)
+        with gr.Row(elem_classes=[PHONE_PAIR]):
+            T = gr.Number(value=v_T, precision=0, label="T (rounds)")
+            seeds = gr.Number(value=v_seeds, label=LIMITS["n_seeds"].label)  # bounds: checked in _number
     with gr.Row():
         algorithms = gr.CheckboxGroup(list(BASE_ALGORITHMS), value=v_algos, label="algorithms", scale=2)
         delay = gr.Radio(DELAY_CHOICES, value=v_delay, label="delay regime", scale=2)
         corruption_budget = gr.Number(value=v_C, precision=0, label="corruption budget C (flips)", scale=1)
+    # Run before the advanced settings, which are read all the same: on a phone it is reached sooner
+    run_btn = gr.Button("Run", variant="primary")
+    preset_note = gr.Markdown(v_note)  # what the preset reproduces and the wait, under Run
     with gr.Accordion("Advanced: context, delay parameters, mode", open=False):
         gr.Markdown(ADVANCED_NOTE)
         with gr.Row():
@@ -333,7 +349,6 @@ def build() -> None:
         with gr.Row():
             mode = gr.Radio(["faithful", "fast"], value=v_mode, label="mode", info=MODE_INFO)
             exploration = gr.Radio(list(EXPLORATIONS), value=EXPLORATIONS[0], label="RCDP-UCB exploration")
-    run_btn = gr.Button("Run", variant="primary")
     with gr.Row():
         plot = gr.Image(format="png", type="pil", show_label=False, elem_id="bandits-regret-plot",
                         label="cumulative regret (mean +/- 1 std)")

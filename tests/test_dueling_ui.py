@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from demos import bandits as ui
+from demos import dueling as ui
+from engines.common.numbers import plain_number
 from engines.dueling import PRESETS
 
 BASE = {"d": 4, "K": 5, "T": 120, "seeds": 2, "phi": "abs", "post_serving": False, "delay": "stochastic",
@@ -42,14 +43,14 @@ def test_post_serving_with_predictor_baselines_and_beta_t():
 
 
 @pytest.mark.parametrize("kw,needle", [
-    ({"T": 0}, r"T \(rounds\) must be between 1 and 1e\+09"),
+    ({"T": 0}, r"T \(rounds\) must be between 1 and 1,000,000,000"),
     ({"K": 1}, r"K \(arms per round\) must be between 2 and 500"),
     ({"algorithms": []}, "at least one algorithm"),
     ({"baselines_ps": True}, "needs post-serving"),
     ({"T": 20000, "seeds": 50, "post_serving": True}, "would take about"),
     ({"T": "lots"}, "is not a number"),
     ({"T": float("nan")}, "finite"),
-    ({"delay_mean": 1e300}, "between 0 and 1e"),
+    ({"delay_mean": 1e300}, r"between 0 and 1,000,000 \(got 1 x 10\^300\)"),
     ({"seeds": 2.5}, "whole number"),
     ({"phi": "x" * 100_000}, "not one of the choices"),
     ({"T": 10**7, "d": 1, "K": 2, "seeds": 1}, "simulated rounds"),
@@ -74,11 +75,11 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
     lim = LIMITS[field]
     assert getattr(ui._config(*_args(**{control: lim.hi})), field) == lim.hi
     assert getattr(SimConfig(**{field: lim.hi}), field) == lim.hi
-    past, bound = lim.hi + 1, re.escape(f"must be between {lim.lo:g} and {lim.hi:g}")
+    past, bound = lim.hi + 1, re.escape(f"must be between {plain_number(lim.lo)} and {plain_number(lim.hi)}")
     with pytest.raises(gr.Error, match=bound):
         ui.run_simulation(*_args(**{control: past}), progress=None)
     with pytest.raises(gr.Error, match=f"{tool_arg} {bound}"):
-        mcp_tools.bandit_simulate(**{tool_arg: past})
+        mcp_tools.dueling_simulate(**{tool_arg: past})
     with pytest.raises(ValueError, match=bound):
         SimConfig(**{field: past})
 
@@ -230,3 +231,41 @@ def test_a_bad_sweep_value_is_named_as_the_tab_names_it():
     with pytest.raises(gr.Error) as err:
         ui.run_sweep(*_args(), "corruption budget C", "0, -5", progress=None)
     assert "corruption budget C" in str(err.value) and "corruption_budget" not in str(err.value)
+
+
+class _EmptyProgress:
+    """Like ``gr.Progress`` in an event: it has a length, 0 until a tqdm is attached, so its truth
+    value is False; only ``is not None`` tells that a tracker was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, str]] = []
+
+    def __len__(self) -> int:
+        return 0
+
+    def __call__(self, fraction, desc=None, **_):
+        self.calls.append((fraction, desc))
+
+
+def test_run_and_sweep_feed_the_engine_estimate_to_a_progress_tracker_of_length_0():
+    """Issue #48 item 4: the tab tested ``if progress:``, so Gradio's tracker (length 0) was never fed
+    and a run showed only Gradio's own timer."""
+    p = _EmptyProgress()
+    ui.run_simulation(*_args(T=300), progress=p)
+    assert "estimated for this machine" in p.calls[0][1]
+    assert any(re.search(r"round \d+/300: about [\d.]+ s left", d) for _, d in p.calls[1:]), p.calls
+    p = _EmptyProgress()
+    ui.run_sweep(*_args(T=100), "corruption budget C", "0, 5", progress=p)
+    assert any(re.search(r"C = 5: round \d+/100: about [\d.]+ s left", d) for _, d in p.calls), p.calls
+
+
+def test_words_a_person_reads_in_the_summary_and_the_plot_title():
+    """Issue #48 item 10: "phi=-" in the plot title where there is no post-serving context, and
+    "1 algorithms" in the summary."""
+    from engines.dueling import SimConfig
+
+    title = ui.plot_title(SimConfig(T=100, n_seeds=1, post_serving=False))
+    assert "phi=-" not in title and "no post-serving context" in title and "1 seed," in title
+    assert "phi = abs" in ui.plot_title(SimConfig(T=100, post_serving=True, phi="abs"))
+    *_, md = ui.run_simulation(*_args(T=60, seeds=1, algorithms=["RCDP-UCB"]), progress=None)
+    assert "1 algorithm x 1 seed x 60 rounds" in md, md
