@@ -84,10 +84,10 @@ data-guardrail: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) -m evals.guardrail.requests
 	nice -n 10 $(PYRUN) -m evals.guardrail.request_replies
 
-# the step model (with user-input marks) on rule-pack labels of the train web apps, their analyser labels and
-# the train fix pairs; fusion chosen on dev (the labelled dev apps' snapshots under MIRRORS)
+# the step model on analyser step labels of real code and the train fix pairs' diff labels; fusion chosen on dev
+# (the experimental model with user-input marks: scripts/codeprm_train_marks.py, not shipped)
 train-codeprm: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/codeprm_train.py --mirrors $(MIRRORS)
+	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
 # the shipped head: a request gate (strict) and two read-outs (assets/guardrail/DATA_CARD.md)
 GUARD_OUT ?= assets/guardrail

@@ -1,4 +1,5 @@
-"""The fused scanner's dev choices for the step model (``scripts/codeprm_train.py``): where the
+"""The fused scanner's dev choices for the step model with user-input marks
+(``scripts/codeprm_train_marks.py``): where the
 model may flag, at what threshold, and its weight in the order of steps. Dev repositories only;
 test is never read here.
 
