@@ -168,7 +168,7 @@ def train(args) -> None:
     torch.set_num_threads(args.threads)
     t0 = time.time()
     out = Path(args.out)
-    cfg = PRMConfig(user_input=True)
+    cfg = PRMConfig(user_input=True, wide_sinks=True)
     if CACHE.is_file() and not args.rebuild:
         vocab, data, dev_feats = pickle.loads(CACHE.read_bytes())
         print(f"read {len(data)} training windows from {CACHE}", flush=True)

@@ -89,16 +89,27 @@ def user():
 '''
 
 
-def test_the_step_model_reads_the_marks_and_onnx_matches_torch():
+def test_a_step_model_with_marks_reads_them_and_onnx_matches_torch(tmp_path):
+    """The marks input of the step model (``PRMConfig.user_input``), on a small untrained model
+    exported as the training script exports it: torch and ONNX agree, and the marks move the scores."""
     from dataclasses import replace
 
     import numpy as np
+    import torch
 
+    from engines.codeprm.config import PRMConfig
     from engines.codeprm.engine import CodePRM
     from engines.codeprm.features import featurize
+    from engines.codeprm.model import StepScorer, export_onnx
+    from engines.common.onnx_runtime import ort_session
 
-    a, b = CodePRM.load("torch"), CodePRM.load("onnx")
-    assert a.cfg.user_input and b.cfg.user_input
+    cfg = PRMConfig(user_input=True, vocab_size=512)
+    torch.manual_seed(0)
+    model = StepScorer(cfg).eval()
+    export_onnx(model, cfg, tmp_path / "model.onnx")
+    a = CodePRM(cfg, "torch", model=model)
+    b = CodePRM(cfg, "onnx", session=ort_session(tmp_path / "model.onnx"))
+    assert [i.name for i in b.session.get_inputs()] == ["ids", "parts", "marks", "gidx", "last"]
     for code in (APP, APP[: APP.index('"SELECT') + 12]):  # whole, and cut inside a line
         feats = featurize(code, a.cfg, a.lexer)
         assert (feats.marks == TAINTED).any() and (feats.marks == SOURCE).any()
@@ -108,3 +119,15 @@ def test_the_step_model_reads_the_marks_and_onnx_matches_torch():
         np.testing.assert_allclose(wb, wa, atol=1e-4, rtol=0)
         pz, _ = a.step_probs(replace(feats, marks=np.zeros_like(feats.marks)))
         assert np.abs(pz - pa).max() > 1e-3  # the marks move the scores: the input is read
+
+
+def test_the_shipped_step_model_has_no_marks_input_and_scans_as_it_was_calibrated():
+    """The committed model in assets/codeprm was trained without marks: it loads with the marks
+    and the wide sink set off (its dev choices were made without them) and reads three inputs."""
+    from engines.codeprm.engine import CodePRM
+
+    prm = CodePRM.load("onnx")
+    assert not prm.cfg.user_input and not prm.cfg.wide_sinks
+    assert [i.name for i in prm.session.get_inputs()] == ["ids", "parts", "gidx", "last"]
+    r = prm.scan(APP)
+    assert r.verdict == "vulnerable" and r.to_dict()["steps"]

@@ -38,6 +38,11 @@ class PRMConfig:
             at least as precise as the analysers' on dev; empty = the model only orders steps
             there.
         prefix_flag_threshold: the model's flag threshold in code that does not parse.
+        wide_sinks: the sinks a model flag may name (``cwe.sinks_in``) include calls of the
+            code's own functions that hold a sink, and in the line being written every call a
+            name cut short can still become (``cwe.WRITING``); off, the families' own calls and
+            dotted names cut short only. Part of the dev choices: a model's flag thresholds hold
+            only with the sink set they were chosen with (the shipped model's: off).
         prefix_flag_cwes: CWE families in which the model may flag code that does not parse (a
             prefix being written), those where its flags added recall on dev within the
             false-alarm budget; None = every family with sinks (empty = none: the analysers only).
@@ -68,6 +73,7 @@ class PRMConfig:
     model_flag_cwes: tuple[int, ...] = ()
     prefix_flag_threshold: float = 1.0
     prefix_flag_cwes: tuple[int, ...] | None = None
+    wide_sinks: bool = False
     solo_threshold: float = 1.0
     # --- limits ---
     max_lines: int = 20000

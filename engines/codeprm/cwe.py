@@ -215,12 +215,13 @@ def _completions(cut: str, helpers: dict[str, int]) -> set[int]:
 
 
 def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False,
-             helpers: dict[str, int] | None = None) -> list[Sink]:
+             helpers: dict[str, int] | None = None, wide: bool = True) -> list[Sink]:
     """Every sink of every family in ``lines`` (comments left out), numbered from ``first_line``.
     ``writing``: the last line is being written, so a call name cut short at its end (``pickle.l``,
     ``cursor.exe``, ``requests``) names the calls it can become (:data:`WRITING`). ``helpers``
     (:func:`helper_sinks`): calls of functions of the same code that hold a sink are sinks of
-    its family.
+    its family. ``wide=False``: in the line being written only a dotted call name cut short with
+    at least 3 letters after its last dot names the families' own calls (no :data:`WRITING`).
 
     >>> [(s.family, s.line, s.text) for s in sinks_in(["x = 1  # os.system(x)", "os.system('ls ' + d)"])]
     [(78, 2, 'os.system(')]
@@ -246,6 +247,13 @@ def sinks_in(lines: list[str], first_line: int = 1, writing: bool = False,
         if writing and k == first_line + len(lines) - 1:
             m = _TAIL.search(code.rstrip("( "))
             cut = m.group(1) if m else ""
+            if not wide:
+                fams = set()
+                if "." in cut and len(cut.rsplit(".", 1)[1]) >= 3:
+                    tail2 = ".".join(cut.split(".")[-2:])
+                    fams = {f for c, f in _CALLS if "." in c and (c.startswith(cut) or c.startswith(tail2))}
+                out += [Sink(f, k, cut) for f in sorted(fams) if not any(s.family == f and s.line == k for s in out)]
+                continue
             fams = _completions(cut, helpers)
             for fam, rx in _WRITING_RX:  # a call already opened on the line being written
                 m = rx.search(code)

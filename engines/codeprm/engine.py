@@ -445,7 +445,7 @@ class CodePRM:
         par = set(self.cfg.model_flag_cwes) if self.cfg.model_flag_threshold < 1.0 else set()
         out = {}
         for k in FAMILIES:
-            named = bool(TABLE[k].calls or TABLE[k].sinks or k in WRITING)
+            named = bool(TABLE[k].calls or TABLE[k].sinks or (self.cfg.wide_sinks and k in WRITING))
             out[k] = "step model + analysers" if fused and named and k in (pre | par) else "analysers only"
         return out
 

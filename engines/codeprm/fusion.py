@@ -6,8 +6,9 @@ A step is *flagged* by
 * the analysers: it holds an analyser finding in the tab's CWE families on a line with code,
   whatever the finding's severity (the scanner is at least as sensitive as any analyser it runs);
 * the model: its risk m is at least the model's threshold, the step holds code, and it holds a
-  sink of a CWE family (``cwe.sinks_in``: a family's calls and expressions, a call of a function of
-  the same code that holds one, and in the line being written a call name cut short): the flag
+  sink of a CWE family (``cwe.sinks_in``: a family's calls and expressions; with
+  ``PRMConfig.wide_sinks`` also a call of a function of the same code that holds one, and in the
+  line being written any call a name cut short can become): the flag
   names that call or expression, and its CWE is the sink's family. In code that parses, the family must also be one where the model's own flags
   were at least as precise as the analysers' on dev (``PRMConfig.model_flag_cwes``); elsewhere the
   model only orders steps. In code that does not parse (a prefix being written) it flags where its
@@ -140,9 +141,11 @@ def score_steps(lines: list[str], spans: list[Span], model: np.ndarray | None, f
             if not rows:
                 continue  # a step with no code is never flagged
             if helpers is None:
-                helpers = helper_sinks([ln_text if i + 1 in code else "" for i, ln_text in enumerate(lines)])
+                helpers = helper_sinks([ln_text if i + 1 in code else "" for i, ln_text in enumerate(lines)]) \
+                    if cfg.wide_sinks else {}
             sink = _sink_for(sinks_in([lines[ln - 1] if ln in code else "" for ln in range(sp.start, sp.end + 1)],
-                                      sp.start, writing, helpers), hot[k] if hot else sp.start, allowed)
+                                      sp.start, writing, helpers, wide=cfg.wide_sinks), hot[k] if hot else sp.start,
+                             allowed)
             if sink is not None:
                 by_m[k] = True
                 if not by_a[k]:
