@@ -267,3 +267,13 @@ def test_the_issues_false_alarms_are_not_flagged_whole_or_as_they_are_written(pr
     for k in range(1, len(lines) + 1):  # every prefix, as the code is typed line by line
         r = prm.scan("\n".join(lines[:k]), partial=True)
         assert not any(s.driver == "model" for s in r.steps), (k, r)
+
+
+def test_the_tab_says_analysers_only_where_the_model_cannot_flag(prm):
+    """``family_modes``: a family the model can never name (no sink of its own: redirects with the
+    shipped narrow sink set) or where its prefix weight is 0 is "analysers only"."""
+    modes = prm.family_modes()
+    assert modes[78] == "step model + analysers" and modes[601] == "analysers only"
+    assert prm.with_config(wide_sinks=True).family_modes()[601] == "step model + analysers"
+    off = prm.with_config(prefix_flag_cwes=(), model_flag_threshold=1.0).family_modes()
+    assert set(off.values()) == {"analysers only"}
