@@ -369,7 +369,10 @@ def write_manifest(rows: list[dict], path: Path) -> None:
 
     from evals.guardrail.shortcuts import surface
 
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+    import io
+
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as z, \
+            io.TextIOWrapper(z, encoding="utf-8") as f:  # mtime 0: the same corpus gives the same bytes
         for r in rows:
             s = surface(r)
             f.write(json.dumps({"key": hashlib.sha1(cp.norm(r["prompt"]).encode()).hexdigest()[:16],
