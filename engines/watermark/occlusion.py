@@ -191,6 +191,9 @@ GAP = 1.0
 RADII = (5.0, 48.0)
 """Cap radii searched, degrees: a tripod cover over the bottom 3-26 % of the rows."""
 MAX_CAPS = 3
+CANDIDATES = 64
+"""Hough peaks (at least 8 degrees apart) looked at: a busy room or a sky full of lamps holds tens of
+circle-like peaks, and a disc near a pole, whose votes spread, may rank below them."""
 
 
 def _box(image: np.ndarray, width: int) -> np.ndarray:
@@ -437,7 +440,7 @@ def find_caps(image: np.ndarray, margin: float = 2.0) -> list[Cap]:
         c = centres[b]
         if all(float(c @ p) < math.cos(math.radians(8)) for p, _ in picked):
             picked.append((c, float(radii[r])))
-        if len(picked) == 32:
+        if len(picked) == CANDIDATES:
             break
     caps: list[Cap] = []
     radii_all, seen = _profiles_around(mid, [c for c, _ in picked], [r for _, r in picked], 32)  # a quick look first
@@ -449,9 +452,13 @@ def find_caps(image: np.ndarray, margin: float = 2.0) -> list[Cap]:
         if len(caps) == MAX_CAPS:
             break
         c, agree = _centre(mid, c0, r0, reach=far)
-        if agree < FIT:
+        if agree < FIT - 0.1:
             continue
-        c, _ = _centre(mid, c, r0, reach=1.0, step=0.25)  # once more from there: near a pole one step is short
+        # once more from there: near a pole one step is short, and from a start a degree or two off a
+        # logo's inner rings take some rays
+        c, again = _centre(mid, c, r0, reach=1.0, step=0.25)
+        if max(agree, again) < FIT:
+            continue
         found = _test_cap(mid, c)
         if found is None:
             continue
