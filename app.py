@@ -26,7 +26,7 @@ from demos import notes  # noqa: E402
 from demos.ui import APP_CSS  # noqa: E402
 from server import mcp_tools  # noqa: E402
 from server.inputs import guard_inputs  # noqa: E402
-from server.launch import DELETE_CACHE, STATE_SESSIONS  # noqa: E402,F401  (STATE_SESSIONS: what tests read)
+from server.launch import CONCURRENCY, DELETE_CACHE, QUEUE_SIZE, STATE_SESSIONS  # noqa: E402,F401  (STATE_SESSIONS: what tests read)
 from server.launch import launch_options as server_launch_options  # noqa: E402
 from server.memory import bound_heap  # noqa: E402
 
@@ -37,7 +37,7 @@ TABS: list[tuple[str, str]] = [
     ("Panorama watermark", "demos.watermark"),
     ("Streaming guardrail", "demos.guardrail"),
     ("Code security stepping", "demos.codeprm"),
-    ("Dueling bandits", "demos.bandits"),
+    ("Dueling bandits", "demos.dueling"),
     ("About", "demos.about"),
 ]
 
@@ -71,7 +71,7 @@ def build_app() -> gr.Blocks:
         mcp_tools.register()
     notes.add_pages(demo)
     guard_inputs(demo)
-    demo.queue(default_concurrency_limit=2, max_size=32)
+    demo.queue(default_concurrency_limit=CONCURRENCY, max_size=QUEUE_SIZE)
     return demo
 
 

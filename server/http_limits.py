@@ -19,17 +19,30 @@ So every request passes here first:
   ``tools=`` selection, narrowed to the tools, so the list and the schema show them alone.
   ``mcp_body_limit`` (a lifespan) raises the library's 4 MiB cap to ``MCP_MAX_BODY``.
 - MCP: JSON nested past ``MAX_JSON_DEPTH`` is answered with HTTP 400 and a JSON-RPC parse error
-  (the library's parser would fail with a RecursionError and an HTTP 500). At most ``MAX_MCP_CALLS``
-  tool calls are held at once; one more is answered at once with a tool error saying the queue is
-  full. (Gradio answers each call through its own queue with a loopback client that waits in a
-  worker thread; 40 calls at once took every worker, and the queue's own requests timed out.)
+  (the library's parser would fail with a RecursionError and an HTTP 500). An integer longer than
+  Python converts (``sys.get_int_max_str_digits()``, 4,300 digits) is a bad number like any other: in
+  a tool's arguments a tool error naming the argument, elsewhere HTTP 400 (the MCP library would
+  answer it with an HTTP 500).
+- MCP: at most ``MAX_MCP_CALLS`` tool calls are held at once (running, or waiting in Gradio's
+  queue); one more is answered at once with HTTP 503 and a Retry-After header, the seconds until the
+  held calls are likely done (at the pace the last calls were answered), also said in the JSON-RPC
+  error.
+  Gradio answers each call through its own queue with a loopback client that waits in a worker
+  thread, so the server's thread pool is sized for them (``server.launch``).
+
+Who may send a request at all (Host, Origin) and how it is framed is checked before this, by
+``server.edge``.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
+import math
 import re
+import sys
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -57,9 +70,11 @@ MCP_DRAIN_LIMIT = 4 * MCP_MAX_BODY
 #: JSON is answered with HTTP 400 before the MCP library parses it (at about 1,000 levels its parser
 #: fails with a RecursionError and an HTTP 500), as ``/gradio_api/call`` answers it.
 MAX_JSON_DEPTH = 32
-#: MCP tool calls held at once (running or waiting in Gradio's queue, which takes 32 events in all);
-#: one more is refused at once with "queue is full" rather than left to time out in a crowd.
-MAX_MCP_CALLS = 16
+#: MCP tool calls held at once (running or waiting in Gradio's queue); one more is refused at once
+#: with HTTP 503 and Retry-After rather than left to time out in a crowd.
+MAX_MCP_CALLS = 64
+#: Retry-After when no call has finished yet to estimate from, and the most it ever says (seconds).
+RETRY_AFTER_DEFAULT_S, RETRY_AFTER_MAX_S = 10, 600
 
 MCP_PATH = "/gradio_api/mcp"
 UPLOAD_PATH = "/gradio_api/upload"
@@ -175,12 +190,49 @@ def json_depth_over(value: object, limit: int) -> bool:
     return False
 
 
+class LongNumber(float):
+    """A JSON integer with more digits than Python converts to ``int`` (``sys.get_int_max_str_digits()``):
+    kept as infinity with its digit count, so a message can name it."""
+
+    digits: int
+
+    def __new__(cls, text: str) -> LongNumber:
+        value = super().__new__(cls, "-inf" if text.startswith("-") else "inf")
+        value.digits = len(text.lstrip("-"))
+        return value
+
+
+def _int(text: str) -> int | LongNumber:
+    limit = sys.get_int_max_str_digits()
+    return LongNumber(text) if limit and len(text.lstrip("-")) > limit else int(text)
+
+
+def long_number(value: object) -> LongNumber | None:
+    """The first :class:`LongNumber` in parsed JSON ``value``, or None."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, LongNumber):
+            return node
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
+def long_number_message(n: LongNumber, where: str = "a number in the request") -> str:
+    return (f"{where} has {n.digits:,} digits; numbers here take at most {sys.get_int_max_str_digits():,} "
+            "digits (and each argument its own range)")
+
+
 def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> tuple[object, str | None]:
     """(parsed body, None), or (None, a one-line refusal) for JSON nested past ``max_depth`` (also
-    when it is too deep for the parser itself), or (None, None) for a body that is not JSON at all."""
+    when it is too deep for the parser itself), or (None, None) for a body that is not JSON at all.
+    Integers too long for ``int`` come back as :class:`LongNumber`."""
     deep = f"the request's JSON is nested more than {max_depth} levels deep; MCP requests take at most {max_depth}"
     try:
-        parsed = json.loads(body)
+        parsed = json.loads(body, parse_int=_int)
     except RecursionError:
         return None, deep
     except ValueError:
@@ -190,16 +242,38 @@ def parse_json(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> tuple[object, st
     return parsed, None
 
 
+def _long_number_outside_arguments(parsed: object, calls: list[dict]) -> LongNumber | None:
+    """A :class:`LongNumber` anywhere in the request but a tool call's arguments (an id, a message
+    that is no tool call), which no tool error can answer."""
+    own = {id(c) for c in calls}
+    rest: list[object] = [m for m in (parsed if isinstance(parsed, list) else [parsed]) if id(m) not in own]
+    for c in calls:
+        params = c.get("params")
+        rest.append({k: v for k, v in c.items() if k != "params"})
+        if isinstance(params, dict):
+            rest.append({k: v for k, v in params.items() if k != "arguments"})
+    return long_number(rest)
+
+
 def _tool_calls(parsed: object) -> list[dict]:
     """The ``tools/call`` requests in a parsed JSON-RPC body (one message or a batch)."""
     return [m for m in (parsed if isinstance(parsed, list) else [parsed])
             if isinstance(m, dict) and m.get("method") == "tools/call"]
 
 
-def queue_full_message(limit: int) -> str:
+def queue_full_message(limit: int, wait_s: int) -> str:
     """One line for a tool call refused because the server already holds ``limit`` of them."""
-    return (f"queue is full: this server holds at most {limit} tool calls at once and all are taken; "
-            "try again in a minute")
+    return (f"the server is busy: it holds at most {limit} tool calls at once and all are taken; "
+            f"try again in {wait_s} s")
+
+
+async def _busy(send: Send, request_id: object, message: str, wait_s: int) -> None:
+    """HTTP 503 with Retry-After and a JSON-RPC error saying the same."""
+    body = json.dumps(rpc_error(request_id, message, code=-32000)).encode()
+    await send({"type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"retry-after", str(wait_s).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def too_large_message(size: int, complete: bool) -> str:
@@ -229,6 +303,17 @@ class RequestGuard:
         self.mcp_max_body = mcp_max_body
         self.max_calls = max_calls
         self.calls = 0  # MCP tool calls being answered now (one event loop: no lock needed)
+        self.finished: deque[float] = deque(maxlen=32)  # when the last calls were answered (monotonic s)
+
+    def retry_after(self) -> int:
+        """Seconds until the calls held now are likely answered, at the pace the last ones were
+        answered (over the last five minutes); ``RETRY_AFTER_DEFAULT_S`` without two to go by."""
+        now = time.monotonic()
+        recent = [t for t in self.finished if now - t < 300]
+        if len(recent) < 2 or recent[-1] <= recent[0]:
+            return RETRY_AFTER_DEFAULT_S
+        per_second = (len(recent) - 1) / (recent[-1] - recent[0])
+        return int(min(RETRY_AFTER_MAX_S, max(1, math.ceil(self.calls / per_second))))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -286,10 +371,12 @@ class RequestGuard:
         except ConnectionError:
             return None
         parsed, problem = parse_json(body)
+        calls = _tool_calls(parsed)
+        stray = None if problem else _long_number_outside_arguments(parsed, calls)
+        problem = problem or (long_number_message(stray) if stray is not None else None)
         if problem:
             log.warning("refused MCP request: %s", problem)
             return await _answer(send, 400, rpc_error(None, problem, code=-32700))
-        calls = _tool_calls(parsed)
         refused = self._refused_call(calls)
         if refused is not None:
             rid, msg = refused
@@ -300,14 +387,16 @@ class RequestGuard:
         if not calls or not streamable:  # the old SSE transport answers later, in its own stream
             return await self.app(scope, replay(body, receive), send)
         if self.calls + len(calls) > self.max_calls:
-            msg = queue_full_message(self.max_calls)
+            wait = self.retry_after()
+            msg = queue_full_message(self.max_calls, wait)
             log.warning("refused MCP call: %s", msg)
-            return await _answer(send, 200, tool_error(calls[0].get("id"), msg))
+            return await _busy(send, calls[0].get("id"), msg, wait)
         self.calls += len(calls)
         try:
             await self.app(scope, replay(body, receive), send)
         finally:
             self.calls -= len(calls)
+            self.finished.append(time.monotonic())
 
     def _refused_call(self, calls: list[dict]) -> tuple[object, str] | None:
         """(id, message) when a call names a tool that is not allowed, or gives one arguments that
@@ -317,7 +406,13 @@ class RequestGuard:
             name = params.get("name") if isinstance(params, dict) else None
             if name not in self.allowed:
                 return msg.get("id"), unknown_tool_message(name, self.allowed)
-            problem = self.check_call(name, params.get("arguments")) if self.check_call else None
+            arguments = params.get("arguments")
+            if isinstance(arguments, dict):
+                for arg, value in arguments.items():
+                    long = long_number(value)
+                    if long is not None:
+                        return msg.get("id"), long_number_message(long, f"{name}: {str(arg)[:40]}")
+            problem = self.check_call(name, arguments) if self.check_call else None
             if problem:
                 return msg.get("id"), problem
         return None

@@ -26,8 +26,54 @@ from engines.common import InputError, gpu
 #: Largest image a tool decodes (bytes after base64 decoding); the MCP body cap fits it
 #: (``server.http_limits.MCP_MAX_BODY``).
 MAX_IMAGE_BYTES = MAX_IMAGE_MIB * 2**20
-#: Longest code, prompt or reply a tool accepts (characters).
+#: Longest code or prefix the code tools accept (characters); the guardrail's prompt and reply limits
+#: are the engine's own (``GuardConfig``).
 MAX_TEXT_CHARS = 100_000
+#: Most consecutive risky tokens ``guardrail_score`` lets a caller ask for.
+MAX_PATIENCE = 64
+#: Candidates ``code_rank`` takes: the engine ranks at most this many at a time (``CodePRM.rank``).
+MAX_RANK_CANDIDATES = 64
+#: ``dueling_simulate`` refuses runs estimated to take longer (seconds).
+MAX_TOOL_SECONDS = 120.0
+
+
+def _n(x: float) -> str:
+    """A number as a description states it: ``4,000``, ``1,000,000,000``, ``0.5``."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def _limits() -> dict[str, str]:
+    """Every number the tools' descriptions state, read from the engines' own limits."""
+    from engines.codeprm.config import PRMConfig
+    from engines.dueling import LIMITS, SimConfig
+    from engines.guardrail import GuardConfig
+    from engines.watermark import TIERS, WatermarkConfig, prepare_panorama, text_capacity
+
+    rows = 2 * max(WatermarkConfig(bits=b).l_max for b in TIERS)  # a carrier of degree l needs 2 l rows
+    guard, prm, sim = GuardConfig(), PRMConfig(), SimConfig(n_seeds=2)
+    floors = {WatermarkConfig(bits=b).psnr_floor for b in TIERS}
+    out = {"min_w": _n(2 * rows), "min_h": _n(rows), "max_mib": _n(MAX_IMAGE_MIB),
+           "downscale": _n(inspect.signature(prepare_panorama).parameters["max_width"].default),
+           "tiers": f"{', '.join(map(_n, TIERS[:-1]))} or {_n(TIERS[-1])}",
+           "capacity": f"{_n(TIERS[0])} bits hold {_n(text_capacity(TIERS[0]))} bytes of UTF-8, "
+                       + ", ".join(f"{_n(b)} bits {_n(text_capacity(b))}" for b in TIERS[1:]),
+           "floor": " / ".join(f"{_n(f)} dB" for f in sorted(floors)),
+           "prompt_chars": _n(guard.max_prompt_chars), "response_chars": _n(guard.max_response_chars),
+           "response_tokens": _n(guard.max_response_tokens), "max_patience": _n(MAX_PATIENCE),
+           "code_chars": _n(MAX_TEXT_CHARS), "code_lines": _n(prm.max_lines), "line_chars": _n(prm.max_line_chars),
+           "candidates": _n(MAX_RANK_CANDIDATES), "max_seconds": _n(MAX_TOOL_SECONDS),
+           "seed0": str(sim.seeds[0]), "seed_step": str(sim.seeds[1] - sim.seeds[0]),
+           "delay_mean": _n(sim.delay_mean), "delay_std": _n(sim.delay_std), "delay_budget": _n(sim.delay_budget)}
+    for field, name in (("T", "T"), ("n_seeds", "seeds"), ("d", "d"), ("K", "K"), ("corruption_budget", "C")):
+        out[f"{name}_lo"], out[f"{name}_hi"] = _n(LIMITS[field].lo), _n(LIMITS[field].hi)
+    return out
+
+
+def _described(fn):
+    """``fn`` with the engine limits (``_limits``) written into its docstring's ``{placeholders}``:
+    Gradio makes the MCP tool's description from it, so every number there is the engine's."""
+    fn.__doc__ = fn.__doc__.format(**_limits())
+    return fn
 
 
 def _tool(fn):
@@ -46,6 +92,16 @@ def _tool(fn):
     return wrapper
 
 
+def decoded_size(text: str) -> int:
+    """The bytes base64 ``text`` decodes to, counted before decoding: 3 for every 4 characters,
+    less one for each ``=`` of padding (exact for valid base64, never rounded up or down).
+
+    >>> decoded_size("QUJD"), decoded_size("QUI="), decoded_size("QQ==")
+    (3, 2, 1)
+    """
+    return len(text) // 4 * 3 - text[-2:].count("=")
+
+
 def _decode_image(image_base64: str) -> tuple[np.ndarray, list[str]]:
     """base64 (optionally a ``data:image/...;base64,`` URI) of a PNG/JPEG -> RGB uint8 panorama and
     the notices of what decoding changed (16-bit depth cut to 8, later GIF frames dropped, downscale)."""
@@ -56,8 +112,10 @@ def _decode_image(image_base64: str) -> tuple[np.ndarray, list[str]]:
     text = image_base64.strip()
     if text.startswith("data:"):
         text = text.split(",", 1)[-1]
-    if len(text) > MAX_IMAGE_BYTES * 4 // 3 + 4:
-        raise InputError(f"the image is larger than {MAX_IMAGE_BYTES // 2**20} MiB")
+    size = decoded_size(text)
+    if size > MAX_IMAGE_BYTES:
+        raise InputError(f"the image is {size:,} bytes, larger than {MAX_IMAGE_BYTES // 2**20} MiB "
+                         f"({MAX_IMAGE_BYTES:,} bytes); send a smaller one (downscale or JPEG)")
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -89,16 +147,17 @@ def _tier(bits) -> int:
 
 
 @_tool
+@_described
 def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -> str:
     """Embed a short text message into an equirectangular (2:1) panorama under a secret key.
 
-    The mark lives in rotation-invariant spherical bispectra, so it survives 3D rotation of the panorama. Takes 5-60 s on a CPU for a 1024x512 image.
+    The mark lives in rotation-invariant spherical bispectra, so it survives 3D rotation of the panorama. Takes seconds to a minute on a CPU.
 
     Args:
-        image_base64: the panorama as a base64-encoded PNG or JPEG file, 2:1 aspect ratio, 8-bit RGB, at least 384x192 pixels, at most 16 MiB; wider than 2048 px is downscaled.
-        message: text to embed; 64 bits hold 6 bytes of UTF-8, 128 bits 14, 256 bits 30 (a CRC-16 makes the decoded text exact or absent).
+        image_base64: the panorama as a base64-encoded PNG or JPEG file, 2:1 aspect ratio, 8-bit RGB, at least {min_w}x{min_h} pixels, at most {max_mib} MiB; wider than {downscale} px is downscaled.
+        message: text to embed; {capacity} (a CRC-16 makes the decoded text exact or absent).
         key: the secret key (any non-empty text); the same key is needed to verify.
-        bits: payload size in bits: 64, 128 or 256 (PSNR floor 42 dB in each tier).
+        bits: payload size in bits: {tiers} (PSNR floor {floor} in each tier).
 
     Returns:
         a JSON object: image_png_base64 (the watermarked panorama, PNG, base64), psnr_db, ws_psnr_db, ssim (0-1), bits, bits_hex (the payload), is_text, min_margin, seconds, notes (what decoding changed, e.g. 16-bit depth cut to 8 bits or the first GIF frame only, then the embedder's notes).
@@ -114,15 +173,16 @@ def watermark_embed(image_base64: str, message: str, key: str, bits: int = 64) -
 
 
 @_tool
+@_described
 def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
     """Check a panorama for the bispectrum watermark under a key alone (no original needed); reads the embedded text if present.
 
-    Works after any 3D rotation of the panorama and after mild JPEG, noise, blur or resizing. Takes about 0.1-1 s.
+    Works after any 3D rotation of the panorama and after mild JPEG, noise, blur or resizing. Takes about a second.
 
     Args:
-        image_base64: the panorama as a base64-encoded PNG or JPEG file (2:1, 8-bit RGB, at least 384x192 pixels, at most 16 MiB).
+        image_base64: the panorama as a base64-encoded PNG or JPEG file (2:1, 8-bit RGB, at least {min_w}x{min_h} pixels, at most {max_mib} MiB; wider than {downscale} px is downscaled).
         key: the secret key used at embedding.
-        bits: payload size used at embedding: 64, 128 or 256.
+        bits: payload size used at embedding: {tiers}.
 
     Returns:
         a JSON object: detected (pilot z-score >= threshold), message (text or null), p_value (Hoeffding bound on a false detection), z, threshold, bits (the capacity it was read at: another tier's when the mark was embedded there, as notes then says), bits_hex, seconds, notes (what decoding changed: 16-bit depth cut to 8 bits, first GIF frame only, downscaling; and the tier it was read at when that is not ``bits``).
@@ -139,17 +199,18 @@ def watermark_verify(image_base64: str, key: str, bits: int = 64) -> str:
 
 @gpu
 @_tool
+@_described
 def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patience: int = 0,
                     policy: str = "strict") -> str:
     """Score an assistant reply to a prompt token by token for harmful content (streaming guardrail head on SmolLM2-135M).
 
-    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] per policy and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Strict stops a reply that starts going along with a harmful request (only once a request gate judges the request harmful; its risk is never below loose's), loose only one that gives material harmful help. Takes about 1-10 s on a CPU.
+    The reply is teacher-forced after the prompt; the head gives each token a risk in [0, 1] per policy and the stop policy fires at the first of `patience` consecutive tokens with risk >= `threshold`. Strict stops a reply that starts going along with a harmful request (only once a request gate judges the request harmful; its risk is never below loose's), loose only one that gives material harmful help. Takes a few seconds on a CPU.
 
     Args:
-        prompt: the user's prompt (plain text, at most 100,000 characters).
-        response: the reply to score (plain text, at most 2,048 SmolLM2 tokens: about 8,000 characters of English, 500 of CJK).
+        prompt: the user's prompt (plain text, at most {prompt_chars} characters).
+        response: the reply to score (plain text, at most {response_chars} characters and {response_tokens} SmolLM2 tokens; CJK text runs several tokens a character).
         threshold: per-token risk threshold in (0, 1); -1 uses the policy's dev-picked threshold.
-        patience: consecutive risky tokens needed to stop; 0 uses the policy's dev-picked value.
+        patience: consecutive risky tokens needed to stop, at most {max_patience}; 0 uses the policy's dev-picked value.
         policy: "strict" or "loose".
 
     Returns:
@@ -158,24 +219,25 @@ def guardrail_score(prompt: str, response: str, threshold: float = -1.0, patienc
     from engines.guardrail import POLICIES, shared_guardrail
 
     threshold = number(threshold, "threshold", -1.0, 1.0)
-    patience = number(patience, "patience", 0, 64, whole=True)
+    patience = number(patience, "patience", 0, MAX_PATIENCE, whole=True)
     if policy not in POLICIES:
         raise InputError(f"policy must be one of {', '.join(POLICIES)}, got {str(policy)[:40]!r}")
     thr = None if threshold < 0 else threshold
     pat = None if patience <= 0 else patience
-    tr = shared_guardrail("torch").score(_text("prompt", prompt), _text("response", response),
+    tr = shared_guardrail("torch").score(_text("prompt", prompt, None), _text("response", response, None),
                                          threshold=thr, patience=pat, policy=policy)
     return _json(tr.to_dict())
 
 
 @_tool
+@_described
 def code_scan(code: str, partial: bool = False) -> str:
     """Step-level security scan of Python source: each step (statement group) gets a security score, the file a verdict.
 
-    The code is parsed as text, never imported or executed. Findings come from the learned step model fused with the analysers: bandit, CodeShield, and taint and framework-settings rules (user input reaching a sink, explained as a source -> sink flow). Takes about 0.1-2 s.
+    The code is parsed as text, never imported or executed. Findings come from the learned step model fused with the analysers: bandit, CodeShield, and taint and framework-settings rules (user input reaching a sink, explained as a source -> sink flow). Takes about a second.
 
     Args:
-        code: Python source code (at most 100,000 characters).
+        code: Python source code (at most {code_chars} characters, at most {code_lines} lines, at most {line_chars} characters a line).
         partial: true when the code is an unfinished prefix (a syntax error at its end is then expected).
 
     Returns:
@@ -193,41 +255,42 @@ def code_scan(code: str, partial: bool = False) -> str:
 
 
 @_tool
+@_described
 def code_rank(prefix: str, candidates: list[str]) -> str:
     """Rank candidate continuations of a Python prefix by security (safest first), as a code assistant's re-ranker would.
 
     Each candidate's own steps are scored in the context of the prefix; the rank uses the top-k safe ratio, ties broken by the soft minimum of the step scores. Nothing is executed.
 
     Args:
-        prefix: the code written so far (may be empty; at most 100,000 characters).
-        candidates: 1 to 64 candidate continuations (each non-empty Python text).
+        prefix: the code written so far (may be empty; at most {code_chars} characters).
+        candidates: 1 to {candidates} candidate continuations (each non-empty Python text; the prefix and the candidates together at most {code_lines} lines).
 
     Returns:
-        a JSON list, one object per candidate, best first: rank, index (0-based position in the input), verdict, reward (soft-min safety 0..1), topk_safe_ratio, min_score, parses, candidate.
+        a JSON list, one object per candidate, best first: rank, index (0-based position in the input), verdict, reward (soft-min safety 0..1), topk_safe_ratio, mean_score, min_score, n_steps (the candidate's own steps), parses, candidate.
     """
     from engines.codeprm import default_prm
 
     if not isinstance(candidates, list):
         raise InputError("candidates must be a list of strings")
     rows = default_prm().rank(_text("prefix", prefix), [_text("candidate", c) for c in candidates])
-    keep = ("rank", "index", "verdict", "reward", "topk_safe_ratio", "min_score", "parses", "candidate")
-    return _json([{k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k in keep} for r in rows])
+    return _json([r.to_dict() for r in rows])
 
 
 @_tool
-def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corruption_budget: int = 25,
+@_described
+def dueling_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corruption_budget: int = 25,
                     delay: str = "stochastic", algorithms: str = "RCDP-UCB,RCDB,MaxInP", mode: str = "fast") -> str:
     """Simulate linear dueling bandits with delayed and corrupted feedback; compare RCDP-UCB with baselines by cumulative regret.
 
-    Regret per round is the mean utility gap of the two served arms (utility units). Every algorithm sees the same contexts and noise. Runs estimated over 120 s are refused before they start (the message says what to lower).
+    Regret per round is the mean utility gap of the two served arms (utility units). Every algorithm sees the same contexts and noise. Runs estimated over {max_seconds} s are refused before they start (the message says what to lower).
 
     Args:
-        T: horizon in rounds (1 to 10^9, within the time cap).
-        seeds: independent runs (1 to 10,000, within the time cap); seed r is 1041 + 100 r.
-        d: context dimension (1 to 200).
-        K: arms per round (2 to 500).
-        corruption_budget: number of preference outcomes an adversary may flip (0 = no corruption; at most 10^9).
-        delay: feedback delay: stochastic (N(100, 100^2) rounds), geometric, strategic (adversarial, budget 10^4 rounds) or none.
+        T: horizon in rounds ({T_lo} to {T_hi}, within the time cap).
+        seeds: independent runs ({seeds_lo} to {seeds_hi}, within the time cap); seed r is {seed0} + {seed_step} r.
+        d: context dimension ({d_lo} to {d_hi}).
+        K: arms per round ({K_lo} to {K_hi}).
+        corruption_budget: number of preference outcomes an adversary may flip (0 = no corruption; at most {C_hi}).
+        delay: feedback delay: stochastic (Gaussian, mean {delay_mean} and standard deviation {delay_std} rounds), geometric, strategic (adversarial, budget {delay_budget} rounds) or none.
         algorithms: comma-separated subset of RCDP-UCB, RCDB, CoLSTIM, MaxInP, MaxPairUCB.
         mode: fast (approximate refits) or faithful (the reference's exact refits; slower).
 
@@ -242,9 +305,26 @@ def bandit_simulate(T: int = 500, seeds: int = 3, d: int = 10, K: int = 10, corr
     vals = {f: number(v, name, LIMITS[f].lo, LIMITS[f].hi, whole=LIMITS[f].whole) for f, (name, v) in args.items()}
     algos = tuple(a.strip() for a in _text("algorithms", algorithms, 200).split(",") if a.strip())
     cfg = SimConfig(**vals, corruption="strategic" if vals["corruption_budget"] > 0 else "none", delay=delay,
-                    algorithms=algos, mode=mode, max_seconds=120.0)
+                    algorithms=algos, mode=mode, max_seconds=MAX_TOOL_SECONDS)
     return _json(simulate(cfg).to_dict())
 
+
+def _former_name(fn, name: str):
+    """``fn`` served under its former tool name ``name`` for one release: the same arguments and
+    answer; its description says it is deprecated and names the tool to use."""
+
+    @functools.wraps(fn)
+    def alias(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = name
+    summary, rest = fn.__doc__.split("\n\n", 1)
+    alias.__doc__ = (f"Deprecated: the former name of {fn.__name__}, answered the same way; use {fn.__name__} "
+                     f"(this name goes in the next release). {summary}\n\n{rest}")
+    return alias
+
+
+bandit_simulate = _former_name(dueling_simulate, "bandit_simulate")
 
 #: (function, api_name): api names are new, so the tabs' endpoints keep theirs; MCP tool names are
 #: the function names.
@@ -254,6 +334,7 @@ TOOLS = [
     (guardrail_score, "tool_guardrail_score"),
     (code_scan, "tool_code_scan"),
     (code_rank, "tool_code_rank"),
+    (dueling_simulate, "tool_dueling_simulate"),
     (bandit_simulate, "tool_bandit_simulate"),
 ]
 

@@ -404,3 +404,97 @@ def test_run_writes_the_curves_and_summary_and_never_an_empty_folder(tmp_path):
     assert proc.returncode == 143 and _one_line(proc) == "terminated (SIGTERM)"
     assert not stopped.exists()
 
+
+
+# ---------------------------------------------------------------------------------- issue #47: empty paths, keys, Ctrl-C
+def test_an_empty_output_path_is_refused_before_any_work(tmp_path):
+    """Issue #47 item 15: ``--out ''`` (and an empty OUT_DIR) exited 0 and wrote into the current folder.
+    Each command now refuses it in one line, exit 2, and the folder it runs in stays empty."""
+    src = tmp_path / "in"
+    _panoramas(src, ["p0.png"])
+    here = tmp_path / "here"
+    here.mkdir()
+    commands = {
+        "dueling run": ("dueling", "run", "--T", "20", "--seeds", "1", "--algorithms", "MaxInP", "--out", "", "--quiet"),
+        "dueling sweep": ("dueling", "sweep", "--param", "corruption_budget", "--values", "0,1", "--T", "20",
+                          "--seeds", "1", "--algorithms", "MaxInP", "--out", "", "--quiet"),
+        "watermark embed": ("watermark", "embed", src, "", "--key", "k", "--message", "hi", "--quiet"),
+    }
+    for name, (engine, *args) in commands.items():
+        proc = _cli(engine, *args, cwd=here)
+        assert proc.returncode == 2, (name, proc.returncode, proc.stderr)
+        assert "is empty" in _one_line(proc), (name, proc.stderr)
+        assert list(here.iterdir()) == [], (name, list(here.iterdir()))
+
+
+def test_a_key_or_message_that_is_not_utf8_is_refused_once(tmp_path):
+    """Issue #47 item 16: ``--key $'cl\\xe9'`` (a Latin-1 terminal) failed every file with
+    ``UnicodeEncodeError ... '\\udce9'``. The key and the message are text that the tab and the MCP tools
+    take too, so a value that is not UTF-8 is refused once, before any file, naming the flag and the
+    byte; nothing is written."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    _panoramas(src, ["p0.png", "p1.png"])
+    cases = [(["embed", src, out, "--key", b"cl\xe9", "--message", "hi"], "--key"),
+             (["embed", src, out, "--key", "k", "--message", b"caf\xe9"], "--message"),
+             (["verify", src, "--key", b"cl\xe9"], "--key")]
+    for args, flag in cases:
+        argv = [a if isinstance(a, bytes) else str(a).encode() for a in args]
+        proc = subprocess.run([sys.executable.encode(), b"-m", b"engines.watermark", *argv, b"--quiet"], env=_env(),
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode == 2, (args, proc.stderr)
+        line = _one_line(proc)
+        assert line.startswith(f"error: {flag} is not UTF-8 text") and "0xE9" in line, line
+        assert "UnicodeEncodeError" not in proc.stderr and "udce9" not in proc.stderr
+    assert not out.exists()
+
+
+def _stderr_lines(err: str) -> list[str]:
+    """stderr without the progress bar's redrawn lines."""
+    return [line for line in err.replace("\r", "\n").splitlines()
+            if line.strip() and "round/s" not in line and "rounds/s" not in line and "simulate (about" not in line
+            and "it/s" not in line and "s/it" not in line]
+
+
+@pytest.mark.parametrize("presses", [2, 15])
+def test_ctrl_c_pressed_twice_or_held_ends_in_one_line_with_130(tmp_path, presses):
+    """Issue #47 item 17: two Ctrl-C 20 ms apart (or a held key) printed ``Exception ignored in
+    <function Popen.__del__> ... KeyboardInterrupt`` after the clean message, or ended the process by
+    the signal itself. The first press stops the run; the later ones are let go: exit 130, one line."""
+    out = tmp_path / "run"
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "engines.dueling", "run", "--T", "200000", "--seeds", "2",
+                                 "--mode", "fast", "--algorithms", "MaxInP,RCDB", "--out", str(out)], env=_env(),
+                                stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_sigint)  # noqa: PLW1509
+    deadline = time.monotonic() + 120
+    while "round" not in log.read_text() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # the progress bar is drawn: the run has started
+    time.sleep(0.3)
+    for _ in range(presses):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+    assert proc.wait(timeout=120) == 130, (proc.returncode, log.read_text()[-2000:])
+    text = log.read_text()
+    assert "Traceback" not in text and "Exception ignored" not in text, text[-2000:]
+    assert _stderr_lines(text) == ["interrupted"], text[-2000:]
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_pressed_twice_mid_embed_ends_in_one_line_with_130(tmp_path):
+    """The same for embed, pressed twice while the second of three images is being marked."""
+    d, e = tmp_path / "D", tmp_path / "E"
+    _panoramas(d, [f"p{i}.png" for i in range(3)])
+    proc = subprocess.Popen([sys.executable, "-m", "engines.watermark", "embed", str(d), str(e), "--key", "k",
+                             "--message", "hi", "--quiet"], env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)  # noqa: PLW1509
+    deadline = time.monotonic() + 240
+    while not (e / "p0.png").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for _ in range(2):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("interrupted after "), err

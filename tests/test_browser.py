@@ -221,7 +221,7 @@ def _covering_boxes(page, block_id: str) -> tuple[dict, list[dict]]:
 def test_bandits_plot_has_nothing_over_its_data_or_legend(page, artifacts_dir):
     """Issue #33: the image label and toolbar covered the RCDP-UCB legend entry. Every visible
     button or label inside the plot's block must lie in the white rows above the figure."""
-    from demos.bandits import TOOLBAR_MARGIN
+    from demos.dueling import TOOLBAR_MARGIN
 
     _open_tab(page, "Dueling bandits")
     page.get_by_label("T (rounds)").fill("200")

@@ -51,6 +51,33 @@ def test_onnx_session_runs_and_disables_spinning(tmp_path):
     assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
+#: Loads the code model's ONNX graph through the engine, as the Code tab and the MCP tool do.
+_LOAD_CODE_MODEL = ("from engines.codeprm.engine import CodePRM\n"
+                    "CodePRM.load('onnx', fuse_analysers=False)\n")
+
+
+def test_loading_an_onnx_model_writes_no_telemetry(tmp_path):
+    """onnxruntime's 1DS telemetry writes a session file (``$TMPDIR/.ses``) and an event store with a
+    device id (``~/.cache/Microsoft/DeveloperTools/.onnxruntime/``) when it is imported, unless
+    ORT_DISABLE_TELEMETRY is set first. Loading the code model in a fresh process (a temporary HOME and
+    TMPDIR, the variable unset) leaves neither."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir(), tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(HOME=str(home), TMPDIR=str(tmp), SHOWCASE_CACHE=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", _LOAD_CODE_MODEL], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert not [p for p in written if p.endswith(".ses") or "Microsoft" in p or "onnxruntime.db" in p], written
+
+
 def test_onnx_missing_file_is_input_error(tmp_path):
     with pytest.raises(InputError, match="not found"):
         ort_session(tmp_path / "nope.onnx")

@@ -24,6 +24,7 @@ from engines.guardrail.head import SLDHead, merge_heads
 from engines.guardrail.labels import find_anchor_char, is_refusal, token_labels
 from engines.guardrail.losses import atc_loss, distill_loss
 from engines.guardrail.metrics import latency_bins, stop_index, streaming_report
+from onnx_equivalence import assert_same_model
 
 SMALL = {"hidden_size": 32, "proj_dim": 16, "state_dim": 12}
 
@@ -507,11 +508,71 @@ def test_block_onnx_matches_torch_for_any_block_length(which, tmp_path):
             np.testing.assert_allclose(got, w.numpy(), atol=1e-4, rtol=0)
 
 
+def _block_feeds(cfg: GuardConfig) -> dict[str, np.ndarray]:
+    """Fixed inputs for the block graph: 7 tokens of taps at the scale of real ones, a tanh state."""
+    g = np.random.default_rng(11)
+    return {"taps": (g.standard_normal((7, cfg.in_dim)) * 3).astype(np.float32),
+            "state": np.tanh(g.standard_normal((1, cfg.state_dim))).astype(np.float32)}
+
+
 def test_committed_block_onnx_is_the_export_of_the_committed_head(tmp_path):
-    """assets/guardrail/sld_block.onnx is what export_block_onnx writes for the shipped head, byte for byte."""
+    """assets/guardrail/sld_block.onnx is what export_block_onnx writes for the shipped head: the same
+    graph and weights (floats to 1e-5 relative, integer codes exactly) and the same outputs on fixed
+    inputs to 1e-5, on any CPU (a re-export rounds some floats differently elsewhere; never bytes)."""
     assert (ASSET_DIR / BLOCK_ONNX).is_file(), "committed asset missing from assets/guardrail"
-    path = export_block_onnx(load_head(ASSET_DIR / "sld_head.pt"), tmp_path)
-    assert path.read_bytes() == (ASSET_DIR / BLOCK_ONNX).read_bytes()
+    head = load_head(ASSET_DIR / "sld_head.pt")
+    path = export_block_onnx(head, tmp_path)
+    assert_same_model(path, ASSET_DIR / BLOCK_ONNX, feeds=_block_feeds(head.cfg))
+
+
+def _nudged(src, dst, name: str, how) -> None:
+    """A copy of the ONNX file ``src`` at ``dst`` with the float initializer ``name`` changed by ``how``."""
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(str(src))
+    for i, t in enumerate(m.graph.initializer):
+        if t.name == name:
+            m.graph.initializer[i].CopyFrom(numpy_helper.from_array(how(numpy_helper.to_array(t).copy()), name))
+    onnx.save(m, str(dst))
+
+
+def test_the_onnx_comparison_takes_last_bit_rounding_and_catches_real_changes(tmp_path):
+    """What the committed-asset check accepts and refuses: a float one unit in the last place off (what
+    another CPU's re-export gives) passes, though the files' bytes differ; a weight moved by 1e-3, a
+    changed graph input or a missing operator fails."""
+    import onnx
+
+
+    head = _head(seed=2)
+    path = export_block_onnx(head, tmp_path / "a")
+    feeds = _block_feeds(head.cfg)
+    name = next(t.name for t in onnx.load(str(path)).graph.initializer if t.data_type == onnx.TensorProto.FLOAT
+                and len(t.dims) > 1)
+
+    def one_ulp(w):
+        w.flat[7] = np.nextafter(w.flat[7], np.float32(np.inf))
+        return w
+
+    _nudged(path, tmp_path / "ulp.onnx", name, one_ulp)
+    assert (tmp_path / "ulp.onnx").read_bytes() != path.read_bytes()  # a byte-for-byte check would fail here
+    assert_same_model(tmp_path / "ulp.onnx", path, feeds=feeds)
+
+    def moved(w):
+        w.flat[7] += 1e-3
+        return w
+
+    _nudged(path, tmp_path / "moved.onnx", name, moved)
+    with pytest.raises(AssertionError, match=f"weight {name}"):
+        assert_same_model(tmp_path / "moved.onnx", path)
+    other = export_block_onnx(_head(seed=2, state_dim=16), tmp_path / "b")  # another state width
+    with pytest.raises(AssertionError, match="differ in their inputs"):
+        assert_same_model(other, path)
+    m = onnx.load(str(path))
+    del m.graph.node[-1]
+    onnx.save(m, str(tmp_path / "cut.onnx"))
+    with pytest.raises(AssertionError, match="differ in their"):
+        assert_same_model(tmp_path / "cut.onnx", path)
 
 
 def test_shipped_policy_is_the_dev_picked_one():
@@ -561,3 +622,17 @@ def test_config_reads_a_saved_heads_extra_into_typed_fields():
         GuardConfig(members=0)
     with pytest.raises(ValueError, match="proj_bits"):
         GuardConfig(proj_bits=16)
+
+
+def test_a_stream_event_serialises_itself():
+    """Issue #47 item 22: ``StreamEvent.to_dict()`` is plain JSON with every field (risk and times rounded)."""
+    import json
+
+    from engines.guardrail.guard import StreamEvent
+
+    ev = StreamEvent(index=3, token=" hi", token_id=42, risk=np.float32(0.123456789), stopped=False,
+                     lm_ms=1.23456, head_ms=0.5, level="complies", request=0.9876543)
+    d = json.loads(json.dumps(ev.to_dict()))
+    assert d == {"index": 3, "token": " hi", "token_id": 42, "risk": 0.1235, "stopped": False, "lm_ms": 1.235,
+                 "head_ms": 0.5, "shadow": False, "level": "complies", "request": 0.9877}
+    assert StreamEvent(0, "", 1, 0.0, True, 0.0, 0.0).to_dict()["request"] is None

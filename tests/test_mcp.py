@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -16,9 +17,11 @@ import gradio as gr
 import pytest
 from conftest import REPO, free_port
 
+from engines.common import InputError
 from server import mcp_tools
 
-TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "bandit_simulate"}
+TOOL_NAMES = {"watermark_embed", "watermark_verify", "guardrail_score", "code_scan", "code_rank", "dueling_simulate",
+              "bandit_simulate"}  # the last: dueling_simulate's former name, for one release
 
 
 def _png_b64(name: str = "forest", size: tuple[int, int] = (512, 256)) -> str:
@@ -43,6 +46,114 @@ def test_every_tool_is_typed_and_documented():
             assert "path" not in p and "url" not in p, (fn.__name__, p)
 
 
+#: Names with digits in them that are no limit (formats, models, notations); the numbers 0 and 1
+#: (ends of a probability, 0- and 1-based) are no limit either.
+_NOTATIONS = re.compile(r"UTF-8|CRC-16|SmolLM2-135M|SmolLM2|\b3D\b|\b8-bit|\b16-bit|cut to 8 bits|\b2:1\b|\b[01]-based"
+                        r"|RCDP-UCB")
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w])")
+
+
+def _stated_numbers(text: str) -> set[float]:
+    """Every number a description states, as a value (``100,000`` -> 100000.0), but 0 and 1."""
+    text = re.sub(r"(\d)x(\d)", r"\1 x \2", _NOTATIONS.sub(" ", text))  # 384x192: two numbers
+    found = {float(m.rstrip(",").replace(",", "")) for m in _NUMBER.findall(text)}
+    return found - {0.0, 1.0}
+
+
+def _engine_numbers() -> dict[str, set[float]]:
+    """Per tool, the numbers its description must state, read from the engines' own limits."""
+    import inspect as insp
+
+    from engines.codeprm.config import PRMConfig
+    from engines.dueling import LIMITS, SimConfig
+    from engines.guardrail import GuardConfig
+    from engines.watermark import TIERS, WatermarkConfig, prepare_panorama, text_capacity
+    from server.http_limits import MAX_IMAGE_MIB
+
+    rows = 2 * max(WatermarkConfig(bits=b).l_max for b in TIERS)
+    image = {2 * rows, rows, MAX_IMAGE_MIB, insp.signature(prepare_panorama).parameters["max_width"].default}
+    guard, prm, sim = GuardConfig(), PRMConfig(), SimConfig(n_seeds=2)
+    bandit = {v for f in ("T", "n_seeds", "d", "K", "corruption_budget") for v in (LIMITS[f].lo, LIMITS[f].hi)}
+    bandit |= {sim.seeds[0], sim.seeds[1] - sim.seeds[0], sim.delay_mean, sim.delay_std, sim.delay_budget,
+               mcp_tools.MAX_TOOL_SECONDS}
+    return {
+        "watermark_embed": image | set(TIERS) | {text_capacity(b) for b in TIERS}
+                           | {WatermarkConfig(bits=b).psnr_floor for b in TIERS},
+        "watermark_verify": image | set(TIERS),
+        "guardrail_score": {guard.max_prompt_chars, guard.max_response_chars, guard.max_response_tokens,
+                            mcp_tools.MAX_PATIENCE, -1},
+        "code_scan": {mcp_tools.MAX_TEXT_CHARS, prm.max_lines, prm.max_line_chars},
+        "code_rank": {mcp_tools.MAX_TEXT_CHARS, mcp_tools.MAX_RANK_CANDIDATES, prm.max_lines},
+        "dueling_simulate": {float(v) for v in bandit} - {0.0, 1.0},
+        "bandit_simulate": {float(v) for v in bandit} - {0.0, 1.0},
+    }
+
+
+def test_every_number_in_a_tool_description_is_the_engines_own():
+    """Issue #47 item 8: guardrail_score promised prompts of 100,000 characters where the engine refuses
+    more than 4,000. Every number a tool's description states is one of the engine limits it describes
+    (or the tool's own, for the code tools' input length), and each limit is stated; the key ones are
+    checked where they stand."""
+    from engines.codeprm.config import PRMConfig
+    from engines.dueling import LIMITS
+    from engines.guardrail import GuardConfig
+
+    expected = _engine_numbers()
+    docs = {fn.__name__: fn.__doc__ for fn, _ in mcp_tools.TOOLS}
+    for name, doc in docs.items():
+        assert _stated_numbers(doc) == {float(v) for v in expected[name]} - {0.0, 1.0}, name
+
+    def stated(tool: str, pattern: str) -> float:
+        return float(re.search(pattern, docs[tool]).group(1).replace(",", ""))
+
+    guard = GuardConfig()
+    assert stated("guardrail_score", r"prompt: [^\n]*?at most ([\d,]+) characters") == guard.max_prompt_chars
+    assert stated("guardrail_score", r"response: [^\n]*?at most ([\d,]+) characters") == guard.max_response_chars
+    assert stated("guardrail_score", r"response: [^\n]*?([\d,]+) SmolLM2 tokens") == guard.max_response_tokens
+    assert stated("code_scan", r"code: [^\n]*?at most ([\d,]+) lines") == PRMConfig().max_lines
+    assert stated("dueling_simulate", r"T: horizon in rounds \(1 to ([\d,]+)") == LIMITS["T"].hi
+    assert stated("watermark_verify", r"at most ([\d,]+) MiB") == mcp_tools.MAX_IMAGE_BYTES / 2**20
+
+
+def test_the_rank_tools_candidate_limit_is_the_engines():
+    """The engine ranks at most MAX_RANK_CANDIDATES candidates at a time, as the tool says."""
+    from engines.codeprm import default_prm
+
+    n = mcp_tools.MAX_RANK_CANDIDATES
+    assert len(default_prm().rank("", ["x = 1"] * n)) == n
+    with pytest.raises(InputError, match=f"rank at most {n} at a time"):
+        default_prm().rank("", ["x = 1"] * (n + 1))
+
+
+def test_rank_rows_serialise_themselves_and_the_tool_returns_them():
+    """Issue #47 item 22: each row ``CodePRM.rank`` gives has ``to_dict()`` (plain JSON, scores to 4
+    places), and ``code_rank`` answers exactly those rows instead of building its own JSON."""
+    from engines.codeprm import default_prm
+
+    prefix, cands = "import subprocess\n", ["subprocess.run(cmd, shell=True)", "subprocess.run(['ls', path])"]
+    rows = default_prm().rank(prefix, cands)
+    dicts = [r.to_dict() for r in rows]
+    assert json.loads(json.dumps(dicts)) == dicts
+    assert [d["index"] for d in dicts] == [r["index"] for r in rows] and dicts[0]["rank"] == 1
+    assert dicts[0]["reward"] == round(float(rows[0]["reward"]), 4)
+    assert {"rank", "index", "verdict", "reward", "topk_safe_ratio", "min_score", "parses", "candidate"} <= set(dicts[0])
+    assert json.loads(mcp_tools.code_rank(prefix, cands)) == dicts
+
+
+def test_the_former_simulation_tool_name_answers_as_the_new_one_and_says_so():
+    """Issue #47 item 21: ``bandit_simulate`` is now ``dueling_simulate``; the old name stays a tool for one
+    release, with the same arguments and answer, its description saying it is deprecated."""
+    import inspect
+
+    new, old = mcp_tools.dueling_simulate, mcp_tools.bandit_simulate
+    assert inspect.signature(old) == inspect.signature(new)
+    assert old.__doc__.startswith("Deprecated: the former name of dueling_simulate")
+    a = json.loads(new(T=30, seeds=1, algorithms="MaxInP"))
+    b = json.loads(old(T=30, seeds=1, algorithms="MaxInP"))
+    assert a["table"] == b["table"] and a["config"] == b["config"]
+    assert mcp_tools.check_call("bandit_simulate", {"T": "30"}) == "bandit_simulate: T must be a number, not the text '30'"
+
+
 def test_code_scan_flags_eval_of_input():
     out = json.loads(mcp_tools.code_scan("x = eval(input())\n"))
     assert out["verdict"] == "vulnerable"
@@ -59,17 +170,17 @@ def test_bad_inputs_are_tool_errors_with_a_message():
     with pytest.raises(gr.Error, match="choose 64, 128 or 256"):
         mcp_tools.watermark_verify(_png_b64(), key="k", bits=7)
     with pytest.raises(gr.Error, match=r"T must be between 1 and 1,000,000,000"):
-        mcp_tools.bandit_simulate(T=10**10)
+        mcp_tools.dueling_simulate(T=10**10)
     with pytest.raises(gr.Error, match="MB of arrays"):
-        mcp_tools.bandit_simulate(T=10**9)
+        mcp_tools.dueling_simulate(T=10**9)
     with pytest.raises(gr.Error, match="unknown algorithm"):
-        mcp_tools.bandit_simulate(T=20, seeds=1, algorithms="Nope")
+        mcp_tools.dueling_simulate(T=20, seeds=1, algorithms="Nope")
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: mcp_tools.bandit_simulate(T=float("nan")), "T must be a finite number"),
-    (lambda: mcp_tools.bandit_simulate(T=20, seeds=1, d=float("inf")), "d must be a finite number"),
-    (lambda: mcp_tools.bandit_simulate(T=20, seeds=2.5), "seeds must be a whole number"),
+    (lambda: mcp_tools.dueling_simulate(T=float("nan")), "T must be a finite number"),
+    (lambda: mcp_tools.dueling_simulate(T=20, seeds=1, d=float("inf")), "d must be a finite number"),
+    (lambda: mcp_tools.dueling_simulate(T=20, seeds=2.5), "seeds must be a whole number"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", threshold=float("nan")), "threshold must be a finite number"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", patience=-3), "patience must be between 0 and 64"),
     (lambda: mcp_tools.guardrail_score("hi", "hello", policy="medium"), "policy must be one of strict, loose"),
@@ -141,7 +252,8 @@ def served(tmp_path_factory):
     stderr kept in a file and every host name it resolves written there (``WATCHED_APP``)."""
     port = free_port()
     env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": "127.0.0.1",
-           "OMP_NUM_THREADS": "2"}
+           "OMP_NUM_THREADS": "2", "SHOWCASE_ALLOWED_HOSTS": "showcase.test",
+           "SHOWCASE_ALLOWED_ORIGINS": "https://embed.example"}
     log_path = tmp_path_factory.mktemp("app_log") / "stderr.txt"
     with log_path.open("w") as log:
         proc = subprocess.Popen([sys.executable, "-c", WATCHED_APP], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
@@ -192,7 +304,7 @@ async def _mcp_calls(url: str) -> tuple[set[str], dict, dict, dict]:
         await session.initialize()
         names = {t.name for t in (await session.list_tools()).tools}
         scan = await session.call_tool("code_scan", {"code": "cmd = input()\nresult = eval(cmd)\n"})
-        sim = await session.call_tool("bandit_simulate", {"T": 200, "seeds": 2, "algorithms": "RCDP-UCB,MaxInP",
+        sim = await session.call_tool("dueling_simulate", {"T": 200, "seeds": 2, "algorithms": "RCDP-UCB,MaxInP",
                                                           "corruption_budget": 25})
         bad = await session.call_tool("watermark_verify", {"image_base64": "bm90IGFuIGltYWdl", "key": "k"})
     return names, scan, sim, bad
@@ -285,11 +397,11 @@ def test_mcp_argument_type_errors_name_the_argument(app_url):
     "None is not of type 'number'"); a lone surrogate (which the mcp client cannot even send) is
     named too, not a raw codec error."""
     t_text, none_thr, missing = asyncio.run(_mcp_session_calls(app_url, [
-        ("bandit_simulate", {"T": "200"}),
+        ("dueling_simulate", {"T": "200"}),
         ("guardrail_score", {"prompt": "hi", "response": "hello", "threshold": None}),
         ("watermark_verify", {"key": "k"}),
     ]))
-    expected = [(t_text, "bandit_simulate: T must be a number, not the text '200'"),
+    expected = [(t_text, "dueling_simulate: T must be a number, not the text '200'"),
                 (none_thr, "guardrail_score: threshold must be a number, not null"),
                 (missing, "watermark_verify: image_base64 is missing")]
     for res, message in expected:
@@ -374,41 +486,257 @@ def test_deeply_nested_json_is_a_4xx_over_mcp_as_over_the_api_and_logs_no_traceb
     assert not ok.isError
 
 
-async def _burst(url: str, n: int, call: tuple[str, dict]) -> list[tuple[float, bool, str]]:
-    """``n`` clients at once, each in its own session: (seconds, isError, text) per call."""
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamablehttp_client
+def _mcp_request(tool: str, arguments: dict, rid: int = 1) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                       "params": {"name": tool, "arguments": arguments}}).encode()
 
-    async def one():
-        t0 = time.perf_counter()
-        try:
-            async with streamablehttp_client(f"{url}/gradio_api/mcp/") as (read, write, _), \
-                    ClientSession(read, write) as session:
-                await session.initialize()
-                res = await session.call_tool(*call)
-                return time.perf_counter() - t0, res.isError, res.content[0].text
-        except Exception as exc:  # noqa: BLE001 - a transport failure is a result to report here
-            return time.perf_counter() - t0, True, f"transport failure: {exc!r}"
 
-    return await asyncio.gather(*[one() for _ in range(n)])
+def _sse_result(text: str) -> dict:
+    """The JSON-RPC message of a streamable-HTTP answer (an SSE ``data:`` line, or plain JSON)."""
+    for line in text.splitlines():
+        if line.startswith("data:"):
+            return json.loads(line[5:])
+    return json.loads(text)
+
+
+def _raw(url: str, method: str, path: str, headers: dict, body: bytes | None = None) -> tuple[int, dict, str]:
+    """One request with exactly these headers (Host included), on its own connection."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    conn = http.client.HTTPConnection(urlsplit(url).hostname, urlsplit(url).port, timeout=120)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode(errors="replace")
+    finally:
+        conn.close()
+
+
+_MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
 @pytest.mark.slow
-def test_a_burst_of_mcp_calls_is_answered_or_refused_at_once(served):
-    """Issue #39 item 12: of 50 MCP calls at once, most answered "timed out" while Gradio's queue still
-    held them (its loopback client's waits took every worker thread). Now each is answered, or refused
-    at once with "queue is full" (at most ``MAX_MCP_CALLS`` are held), and none times out."""
-    from server.http_limits import MAX_MCP_CALLS
+def test_a_foreign_origin_is_refused_and_never_named_in_cors_headers(served):
+    """Issue #47 item 2: with a Host of probe.localhost or localhost., the server answered
+    ``Access-Control-Allow-Origin: http://evil.example`` (or ``null``) with credentials. Now a foreign
+    origin gets HTTP 403 and no CORS header naming it, on a page, an API call and a preflight, whatever
+    the Host; the server's own pages and a configured origin (SHOWCASE_ALLOWED_ORIGINS) are answered
+    with CORS headers naming them."""
+    from urllib.parse import urlsplit
 
-    results = asyncio.run(_burst(served.url, 50, ("code_scan", {"code": "cmd = input()\nresult = eval(cmd)\n"})))
-    answered = [r for r in results if not r[1]]
-    refused = [r for r in results if r[1]]
-    for seconds, _, text in refused:
-        assert text.startswith("queue is full:") and f"at most {MAX_MCP_CALLS} tool calls" in text, text
-    assert all(json.loads(text)["verdict"] == "vulnerable" for _, _, text in answered)
-    assert len(answered) >= 1 and len(refused) >= 50 - 2 * MAX_MCP_CALLS, (len(answered), len(refused))
-    # a refusal does not wait for the calls being answered
-    assert max(s for s, _, _ in refused) < max(s for s, _, _ in answered), (refused, answered)
+    port = urlsplit(served.url).port
+    own = f"127.0.0.1:{port}"
+    requests = [("GET", "/gradio_api/info", {}, None),
+                ("OPTIONS", "/gradio_api/call/tool_code_scan", {"Access-Control-Request-Method": "POST"}, None),
+                ("POST", "/gradio_api/call/tool_code_scan", {"content-type": "application/json"},
+                 b'{"data": ["x = 1\\n", false]}')]
+    for host in (own, f"localhost:{port}", f"probe.localhost:{port}", f"localhost.:{port}", "showcase.test"):
+        for origin in ("http://evil.example", "null", f"http://127.0.0.1.evil.example:{port}", f"http://{host}x"):
+            for method, path, headers, body in requests:
+                status, got, _ = _raw(served.url, method, path, {"Host": host, "Origin": origin, **headers}, body)
+                assert status == 403, (host, origin, method, status)
+                assert "access-control-allow-origin" not in got and "access-control-allow-credentials" not in got
+    status, got, _ = _raw(served.url, "GET", "/gradio_api/info", {"Host": own, "Origin": f"http://{own}"})
+    assert status == 200 and got["access-control-allow-origin"] == f"http://{own}"
+    for method, path, headers, body in requests:
+        status, got, _ = _raw(served.url, method, path, {"Host": own, "Origin": "https://embed.example", **headers}, body)
+        assert status == 200, (method, status)
+        assert got["access-control-allow-origin"] == "https://embed.example"
+        assert got["access-control-allow-credentials"] == "true"
+
+
+@pytest.mark.slow
+def test_mcp_answers_only_allowed_hosts_and_origins(served):
+    """Issue #47 item 3: MCP tool calls with a foreign Origin ran, on 127.0.0.1 and with a rebound Host.
+    Now they get HTTP 403 and nothing runs; a call with no Origin, the server's own origin, or a host
+    configured in SHOWCASE_ALLOWED_HOSTS is answered."""
+    from urllib.parse import urlsplit
+
+    port = urlsplit(served.url).port
+    body = _mcp_request("code_scan", {"code": "x = eval(input())\n"})
+    before = served.log().count("refused a request")
+    refused = [{"Host": f"127.0.0.1:{port}", "Origin": "http://evil.example"},
+               {"Host": f"127.0.0.1:{port}", "Origin": "null"},
+               {"Host": f"rebound.example:{port}"},  # DNS rebinding: the attacker's name, this machine's address
+               {"Host": f"rebound.example:{port}", "Origin": f"http://rebound.example:{port}"},
+               {"Host": f"localhost.localdomain:{port}"}]
+    for headers in refused:
+        status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", {**_MCP_HEADERS, **headers}, body)
+        assert status == 403, (headers, status, text[:200])
+        assert "verdict" not in text and ("not allowed" in text or "does not answer for the host" in text), text
+    assert served.log().count("refused a request") - before == len(refused)
+    for headers in ({"Host": f"127.0.0.1:{port}"}, {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"},
+                    {"Host": "showcase.test"}):
+        status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", {**_MCP_HEADERS, **headers}, body)
+        assert status == 200, (headers, status, text[:200])
+        result = _sse_result(text)["result"]
+        assert not result.get("isError") and json.loads(result["content"][0]["text"])["verdict"] == "vulnerable"
+
+
+@pytest.mark.slow
+def test_a_request_framed_two_ways_is_refused_and_its_connection_closed(served):
+    """Issue #47 item 4: a request with both Content-Length and Transfer-Encoding got HTTP 422, and the
+    request hidden in its body was then answered 200 on the same connection. Now it is answered 400 and
+    the connection is closed (RFC 9112 section 6.1): one response, nothing after it."""
+    import socket
+    from urllib.parse import urlsplit
+
+    port = urlsplit(served.url).port
+    hidden = f"GET /gradio_api/info HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    chunked = b"0\r\n\r\n"
+    request = (f"POST /gradio_api/call/tool_code_scan HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+               f"Content-Type: application/json\r\nContent-Length: {len(chunked) + len(hidden)}\r\n"
+               "Transfer-Encoding: chunked\r\n\r\n").encode() + chunked + hidden
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(request)
+        data, closed = b"", False
+        while not closed:
+            chunk = sock.recv(65536)
+            closed = not chunk
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 400 "), data[:300]
+    assert data.count(b"HTTP/1.1 ") == 1, data.decode(errors="replace")
+    assert b"connection: close" in data.lower()
+
+
+@pytest.mark.slow
+def test_a_5000_digit_number_in_an_mcp_call_is_a_bad_number(served):
+    """Issue #47 item 5: a 5,000-digit integer in an MCP call got HTTP 500 from the MCP layer. Now it is a
+    tool error naming the argument, as any bad number is (and in the request's id, HTTP 400); the log
+    has no traceback."""
+    before = len(served.log())
+    huge = "1" * 5000
+    body = ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"dueling_simulate",'
+            f'"arguments":{{"T":{huge},"seeds":1}}}}}}').encode()
+    status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", _MCP_HEADERS, body)
+    assert status == 200, (status, text[:300])
+    answer = _sse_result(text)
+    assert answer["id"] == 7 and answer["result"]["isError"]
+    assert answer["result"]["content"][0]["text"].startswith("dueling_simulate: T has 5,000 digits")
+    body = ('{"jsonrpc":"2.0","id":' + huge + ',"method":"tools/call","params":{"name":"code_scan",'
+            '"arguments":{"code":"x = 1"}}}').encode()
+    status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", _MCP_HEADERS, body)
+    assert status == 400 and "5,000 digits" in json.loads(text)["error"]["message"], (status, text[:300])
+    assert "Traceback" not in served.log()[before:]
+
+
+def test_the_image_size_limit_is_exact():
+    """Issue #47 item 6: the 16 MiB image limit let 16 MiB + 1 and + 2 bytes through (the base64 length
+    check rounded). An image of exactly 16 MiB passes the size check (these bytes are then no image);
+    one byte more is refused, naming the limit."""
+    limit = mcp_tools.MAX_IMAGE_BYTES
+    for extra in (0, 1, 2):
+        data = base64.b64encode(bytes(limit + extra)).decode()
+        with pytest.raises(gr.Error) as err:
+            mcp_tools.watermark_verify(data, key="k")
+        message = str(err.value)
+        if extra:
+            assert f"is {limit + extra:,} bytes, larger than 16 MiB" in message, (extra, message)
+        else:
+            assert "could not read the image" in message, message
+
+
+@pytest.mark.slow
+def test_an_mcp_image_one_byte_past_the_limit_is_refused_over_http(served):
+    """The exact size edge through the server: 16 MiB + 1 byte is refused naming the limit, 16 MiB is
+    read (and found to be no image)."""
+    limit = mcp_tools.MAX_IMAGE_BYTES
+    for extra, expected in ((1, "larger than 16 MiB"), (0, "could not read the image")):
+        body = _mcp_request("watermark_verify", {"image_base64": base64.b64encode(bytes(limit + extra)).decode(),
+                                                  "key": "k"})
+        status, _, text = _raw(served.url, "POST", "/gradio_api/mcp/", _MCP_HEADERS, body)
+        result = _sse_result(text)["result"]
+        assert status == 200 and result["isError"] and expected in result["content"][0]["text"], (extra, text[:300])
+
+
+async def _burst(url: str, n: int) -> list[tuple[int, str | None, float, str]]:
+    """``n`` code_scan calls at once over MCP, each its own HTTP request: (status, Retry-After,
+    seconds, body) per call."""
+    import httpx
+
+    async def one(client, i):
+        t0 = time.perf_counter()
+        r = await client.post(f"{url}/gradio_api/mcp/", headers=_MCP_HEADERS,
+                              content=_mcp_request("code_scan", {"code": f"cmd = input()\nresult = eval(cmd)  # {i}\n"}, i))
+        return r.status_code, r.headers.get("retry-after"), time.perf_counter() - t0, r.text
+
+    async with httpx.AsyncClient(timeout=600, limits=httpx.Limits(max_connections=n + 10)) as client:
+        return await asyncio.gather(*[one(client, i) for i in range(n)])
+
+
+@pytest.mark.slow
+def test_64_mcp_calls_are_held_and_more_get_503_with_retry_after(served):
+    """Issue #47 item 7: of 30 MCP calls at once, 14 got "queue is full". Now the server holds 64: of 100
+    calls at once, at least 64 are answered (all of them correctly, none timed out), and each one
+    refused is answered at once with HTTP 503 and a Retry-After header whose seconds the message says."""
+    results = asyncio.run(_burst(served.url, 100))
+    answered = [r for r in results if r[0] == 200]
+    refused = [r for r in results if r[0] != 200]
+    assert len(answered) >= 64, (len(answered), [r[:2] for r in refused][:3])
+    for _, _, _, text in answered:
+        result = _sse_result(text)["result"]
+        assert not result.get("isError"), result
+        assert json.loads(result["content"][0]["text"])["verdict"] == "vulnerable"
+    for status, retry_after, seconds, text in refused:
+        assert status == 503 and retry_after is not None and int(retry_after) >= 1, (status, retry_after)
+        assert f"try again in {retry_after} s" in json.loads(text)["error"]["message"]
+        assert seconds < max(s for _, _, s, _ in answered)  # refused at once, not after a wait
+
+
+def test_the_mcp_guard_holds_max_calls_and_refuses_one_more_with_retry_after():
+    """``RequestGuard`` alone, with an app whose calls wait: ``MAX_MCP_CALLS`` calls are held at once,
+    the next is answered at once with HTTP 503 and Retry-After; once calls are answered, the wait it
+    names comes from their pace."""
+    from server.http_limits import MAX_MCP_CALLS, RequestGuard
+
+    async def scenario():
+        gate = {"open": asyncio.Event()}
+
+        async def app(scope, receive, send):
+            await receive()
+            await gate["open"].wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"{}"})
+
+        guard = RequestGuard(app, allowed_tools=["code_scan"])
+
+        async def call(i):
+            sent = []
+            queue = [{"type": "http.request", "body": _mcp_request("code_scan", {"code": "x = 1"}, i),
+                      "more_body": False}]
+
+            async def receive():
+                return queue.pop() if queue else await asyncio.Event().wait()
+
+            async def send(message):
+                sent.append(message)
+
+            scope = {"type": "http", "method": "POST", "path": "/gradio_api/mcp/", "headers": [], "query_string": b""}
+            await guard(scope, receive, send)
+            return sent
+
+        refusals = []
+        for round_ in range(2):  # the second time, calls have been answered: a pace to go by
+            gate["open"] = asyncio.Event()
+            held = [asyncio.create_task(call(i)) for i in range(MAX_MCP_CALLS)]
+            await asyncio.sleep(0.05)
+            assert guard.calls == MAX_MCP_CALLS
+            refusals.append(await asyncio.wait_for(call(99 + round_), timeout=1))
+            gate["open"].set()
+            for sent in await asyncio.gather(*held):
+                assert sent[0]["status"] == 200
+        return refusals
+
+    first, second = asyncio.run(scenario())
+    for sent, rid in ((first, 99), (second, 100)):
+        start = sent[0]
+        assert start["status"] == 503
+        retry = dict(start["headers"])[b"retry-after"].decode()
+        error = json.loads(sent[1]["body"])
+        assert error["id"] == rid and f"try again in {retry} s" in error["error"]["message"]
+    assert dict(first[0]["headers"])[b"retry-after"] == b"10"  # nothing answered yet: the default
+    assert 1 <= int(dict(second[0]["headers"])[b"retry-after"]) <= 10
 
 
 @pytest.mark.slow

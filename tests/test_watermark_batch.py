@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -64,3 +65,44 @@ def test_embed_reports_every_entry_by_name_and_applies_orientation(tmp_path):
     marked = np.asarray(Image.open(out / "upside.jpg.png").convert("RGB"))
     assert psnr(marked, forest[::-1, ::-1]) > 30  # embedded the way viewers show it
     assert "FAILED pipe.png" in proc.stderr and "FAILED folder.png" in proc.stderr  # the summary names them
+
+
+def _gif(img: np.ndarray, frames: int = 2) -> bytes:
+    """An animated GIF whose first frame is ``img`` (quantised to 256 colours)."""
+    first = Image.fromarray(img)
+    buf = io.BytesIO()
+    first.save(buf, format="GIF", save_all=True, append_images=[first.rotate(180)] * (frames - 1))
+    return buf.getvalue()
+
+
+def test_the_batch_commands_read_gif_as_the_mcp_tools_do(tmp_path):
+    """Issue #47 item 19: the MCP notes accept GIF (first frame, with a notice) but the batch commands'
+    suffix list skipped ``.gif`` files in a folder. Now verify reads them, the notice in its JSON."""
+    (tmp_path / "anim.gif").write_bytes(_gif(_small("forest")))
+    Image.fromarray(_small("sunrise")).save(tmp_path / "b.png")
+    proc = subprocess.run([sys.executable, "-m", "engines.watermark", "verify", str(tmp_path), "--key", "k", "--json",
+                           "--quiet"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["file"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert sorted(rows) == ["anim.gif", "b.png"]
+    assert rows["anim.gif"]["detected"] is False and "error" not in rows["anim.gif"]
+    assert any("only the first frame is used" in n for n in rows["anim.gif"]["notes"]), rows["anim.gif"]
+
+
+@pytest.mark.slow
+def test_embed_honours_exif_orientation_6_as_shown(tmp_path):
+    """Issue #47 item 18: a JPEG stored on its side with EXIF orientation 6 (a phone's portrait shot) is
+    embedded as viewers show it (turned 90 degrees clockwise), not refused."""
+    src, out = tmp_path / "in", tmp_path / "out"
+    src.mkdir()
+    upright = _small("courtyard")
+    stored = np.ascontiguousarray(np.rot90(upright, 1))  # a viewer turns it back 90 degrees clockwise
+    (src / "side.jpg").write_bytes(_jpeg_with_orientation(stored, 6))
+    proc = subprocess.run([sys.executable, "-m", "engines.watermark", "embed", str(src), str(out), "--key", "k",
+                           "--message", "hi", "--quiet"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    with open(out / "report.csv", encoding="utf-8") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["error"] == "" and "EXIF orientation (rotated 90 degrees clockwise) was applied" in row["notes"]
+    marked = np.asarray(Image.open(out / "side.jpg.png").convert("RGB"))
+    assert marked.shape == upright.shape and psnr(marked, upright) > 30

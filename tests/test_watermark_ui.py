@@ -209,7 +209,7 @@ def test_tab_text_has_no_emoji_or_internal_error_names():
     import inspect
     import re
 
-    from demos import bandits
+    from demos import dueling as bandits
 
     emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
     for mod in (ui, bandits):

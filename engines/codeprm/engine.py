@@ -89,6 +89,15 @@ def _rank(level: str) -> int:
     return LEVELS.index(level) if level in LEVELS else -1
 
 
+class RankedCandidate(dict):
+    """One row of :meth:`CodePRM.rank`: ``rank``, ``index``, ``candidate``, ``parses``, ``verdict``,
+    ``topk_safe_ratio``, ``reward``, ``mean_score``, ``min_score``, ``n_steps``, read as a dict."""
+
+    def to_dict(self) -> dict:
+        """The row as plain JSON, scores to 4 places."""
+        return {k: round(float(v), 4) if isinstance(v, float) else v for k, v in self.items()}
+
+
 @dataclass
 class ScanResult:
     """The scan of one piece of code: steps, aggregate risk, verdict and what drove it.
@@ -364,7 +373,7 @@ class CodePRM:
         return self._score(p, use).risk
 
     # ------------------------------------------------------------------ ranking
-    def rank(self, prefix: str, candidates: list[str], analysers: bool = True) -> list[dict]:
+    def rank(self, prefix: str, candidates: list[str], analysers: bool = True) -> list[RankedCandidate]:
         """Rank candidate continuations of ``prefix`` (SecCodePRM's candidate ranking).
 
         Each candidate's own steps (scored in the context of the prefix by the scan's scoring
@@ -407,11 +416,11 @@ class CodePRM:
             sc = self._score(p, analysers)
             own = [k for k, sp in enumerate(p.src.spans) if sp.end > n_prefix] or [len(p.src.spans) - 1]
             s = 1.0 - sc.risks[own]
-            out.append({"index": i, "candidate": cand, "parses": p.src.parsed.parses,
+            out.append(RankedCandidate({"index": i, "candidate": cand, "parses": p.src.parsed.parses,
                         "topk_safe_ratio": topk_safe_ratio(s, self.cfg.top_k, 1.0 - FLAG_LEVEL),
                         "reward": softmin_safety(s, self.cfg.tau), "mean_score": float(s.mean()),
                         "min_score": float(s.min()), "n_steps": len(s),
-                        "verdict": "vulnerable" if sc.flagged[own].any() else "safe"})
+                        "verdict": "vulnerable" if sc.flagged[own].any() else "safe"}))
         out.sort(key=lambda d: (not d["parses"], -d["topk_safe_ratio"], -d["reward"], d["index"]))
         for k, d in enumerate(out):
             d["rank"] = k + 1

@@ -52,6 +52,7 @@ from engines.common.command import (  # noqa: F401 - the batch commands' one imp
     keep_sigterm_handler,
     one_line,
     run_command,
+    utf8_argument,
 )
 from engines.common.errors import InputError
 from engines.common.outputs import (  # noqa: F401 - the batch commands' one import point
@@ -61,6 +62,7 @@ from engines.common.outputs import (  # noqa: F401 - the batch commands' one imp
     check_output_folder,
     csv_text,
     make_folder,
+    output_path,
     refuse_existing,
     refuse_input_as_output,
     refuse_inputs_inside,

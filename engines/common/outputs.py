@@ -119,6 +119,14 @@ def refuse_existing(paths: Sequence[Path], overwrite: bool) -> None:
         raise InputError(f"{there[0]} already exists{more}; give --overwrite to replace, or choose another output folder")
 
 
+def output_path(text: str, what: str = "--out") -> Path:
+    """The output path a user gave, or InputError when it is empty: ``Path("")`` is the current
+    folder, and an empty ``--out`` (an unset shell variable, say) would write there unasked."""
+    if not str(text).strip():
+        raise InputError(f"{what} is empty: give the folder to write the outputs to")
+    return Path(text)
+
+
 def check_output_folder(path: Path) -> None:
     """InputError when the output folder given is an existing file (or other non-folder)."""
     if path.exists() and not path.is_dir():

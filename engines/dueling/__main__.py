@@ -2,10 +2,10 @@
 import gc
 import sys
 
-from engines.dueling.cli import main
+from engines.common.command import main_entry
 
 if __name__ == "__main__":
-    status = main()
+    status = main_entry("engines.dueling.cli")
     # The process ends here, with numba's and scipy's objects loaded: leave them to the operating
     # system rather than have the interpreter's last collections walk them (0.2 s of CPU).
     gc.freeze()

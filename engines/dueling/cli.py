@@ -50,6 +50,7 @@ from engines.common.batch import (
     csv_text,
     interrupt_deferred,
     make_folder,
+    output_path,
     ray_address,
     refuse_existing,
     run_batch,
@@ -214,7 +215,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     values = _values(args.values, args.param)
     est = check_cost(cfg, args.param, values, args.seeds_per_task, args.max_hours)
     items = plan(cfg, args.param, values, args.seeds_per_task)
-    out = Path(args.out)
+    out = output_path(args.out, "--out")
     check_output_folder(out)
     refuse_existing([out / name for name in OUTPUTS], args.overwrite)
     make_folder(out)
@@ -248,7 +249,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError(f"--every {args.every}: give a whole number of rounds >= 1")
     cfg = base_config(args)
     check_budget(cfg)
-    out = Path(args.out)
+    out = output_path(args.out, "--out")
     check_output_folder(out)
     refuse_existing([out / name for name in RUN_OUTPUTS], args.overwrite)
     new_folder = not out.exists()

@@ -22,7 +22,7 @@ from engines.dueling.envs import CHUNK, max_delay
 #: The terms of the run-time model, each a count of work (see :func:`features`).
 FEATURES = ("run", "contexts", "rounds", "selection_kp2", "selection_k2p", "mle_rows", "mle_rows_p2",
             "predictor_flops", "predictor_flops_long", "predictor_rounds", "predictor_algo_rounds")
-#: Seconds per unit of each term, fitted by ``benchmarks/bandits_cost_fit.py`` to CPU seconds of
+#: Seconds per unit of each term, fitted by ``benchmarks/dueling_cost_fit.py`` to CPU seconds of
 #: runs on the 2-core machine this project runs on (an unloaded machine's wall time; a busy one
 #: takes longer).
 COSTS = {

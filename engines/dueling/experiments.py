@@ -84,6 +84,19 @@ class SweepResult:
                  "final_regret_std": float(self.std[a][i])}
                 for i, v in enumerate(self.values) for a in self.mean]
 
+    def to_dict(self) -> dict:
+        """The sweep as plain JSON-ready data: ``param``, ``values``, per algorithm the ``mean`` and
+        ``std`` of the final regret at each value, the same as ``rows``, ``seconds``, and each run's
+        :meth:`SimResult.to_dict` (``runs``; one run over T)."""
+        def r6(x: float) -> float:
+            return round(float(x), 6)
+
+        return {"param": self.param, "values": [v.item() if hasattr(v, "item") else v for v in self.values],
+                "mean": {a: [r6(x) for x in m] for a, m in self.mean.items()},
+                "std": {a: [r6(x) for x in s] for a, s in self.std.items()},
+                "rows": [{k: r6(v) if isinstance(v, float) else v for k, v in row.items()} for row in self.rows()],
+                "seconds": round(float(self.seconds), 3), "runs": [r.to_dict() for r in self.results]}
+
 
 SWEEPABLE = ("corruption_budget", "delay_budget", "delay_std", "delay_mean", "d", "K")
 #: How progress messages name each swept parameter (the tab's words, not the field names).

@@ -51,6 +51,15 @@ def _sigmoid(x):
 
 
 @njit(cache=True)
+def _dot(a, b):
+    """a . b, summed in order (no BLAS call: a process then never loads scipy's BLAS for it)."""
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+@njit(cache=True)
 def _qform(A, v):
     """v^T A v."""
     p = v.shape[0]
@@ -364,7 +373,7 @@ def run_block(kind, prm, t0, T, Zsel, Zobs, U, unif, dnoise, gum,
                     n_hist[s] = m + 1
                 else:
                     v = q_dz[s, it]
-                    mu = _sigmoid(np.dot(theta[s], v))
+                    mu = _sigmoid(_dot(theta[s], v))
                     wt = 1.0
                     if kind == RCDB:
                         nv = math.sqrt(max(_qform(Ainv[s], v), 0.0))

@@ -25,7 +25,7 @@ class BatchedMLP:
 
     Forward and backward passes are written out with ``torch.baddbmm`` (no autograd graph), and
     Adam is torch's update rule (betas 0.9/0.999, eps 1e-8, bias-corrected) applied to the stacked
-    tensors; ``tests/test_bandits_engine.py`` checks both against separate ``nn.Sequential``
+    tensors; ``tests/test_dueling_engine.py`` checks both against separate ``nn.Sequential``
     networks trained with ``torch.optim.Adam``.
 
     >>> m = BatchedMLP(seeds=[1, 2], d=3, e=2, capacity=8)

@@ -2,8 +2,8 @@
 
 The driver walks the horizon in chunks of rounds. Contexts, outcome uniforms and delay noise are
 drawn once per seed (``envs.Streams``) and shown to every algorithm, so the algorithms are
-compared on the same realisation. Per algorithm, a numba kernel (``kernels.run_block``) runs all
-seeds. When a learner uses the post-serving predictor, the loop goes round by round: predict
+compared on the same realisation. Per algorithm, a numba kernel (``kernels.run_block``, compiled
+ahead of time where it is built: ``engines.dueling.aot``) runs all seeds. When a learner uses the post-serving predictor, the loop goes round by round: predict
 phi_hat(x) for every (learner, seed) at once, run one round of every kernel, then train all the
 predictor networks together (``predictor.BatchedMLP``).
 """
@@ -96,8 +96,8 @@ class SimResult:
         parts = ["round,regret,method,run,seed\n"]
         for k, v in self.regret.items():
             for r, seed in enumerate(self.config.seeds):
-                end = f",{k},{r},{seed}\n"
-                parts.append("".join([f"{t},{x:.6g}{end}" for t, x in zip(rounds, v[r, idx].tolist())]))
+                row = "%d,%.6g" + f",{k},{r},{seed}\n".replace("%", "%%")  # one printf-style template a row
+                parts.append("".join([row % tx for tx in zip(rounds, v[r, idx].tolist())]))
         return "".join(parts)
 
     def to_dict(self, points: int = 0) -> dict:
@@ -138,11 +138,9 @@ class _Learner:
         self.uses_pred = learns_phi(name, e)
         self.p = p = d + e if self.uses_pred else d
         self.prm = kernel_params(cfg, name)
-        from engines.dueling.kernels import (
-            run_block,  # numba loads with the first run, not on import
-        )
+        from engines.dueling.aot import run_block  # the kernel loads with the first run, not on import
 
-        self._kernel = run_block
+        self._kernel = run_block()
         self.theta = np.zeros((S, p))
         self.Ainv = np.tile(np.eye(p) / cfg.lambda_reg, (S, 1, 1))
         self.corr = np.zeros(S, dtype=np.int64)

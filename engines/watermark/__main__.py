@@ -1,7 +1,7 @@
 """``python -m engines.watermark embed|verify ...``: see :mod:`engines.watermark.cli`."""
 import sys
 
-from engines.watermark.cli import main
+from engines.common.command import main_entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_entry("engines.watermark.cli"))

@@ -14,8 +14,9 @@
     file that could not be read). A mark embedded at another tier than ``--bits`` is read at that
     tier, and its notes say so.
 
-Both read PNG/JPEG/WebP/BMP/TIFF files (not recursively), draw a progress bar on stderr and end
-with a summary. Every entry named like an image is processed or reported by name: a bad file, a
+Both read PNG/JPEG/WebP/BMP/TIFF/GIF files (not recursively; a GIF's first frame, with a notice, as
+the MCP tools read it), draw a progress bar on stderr and end with a summary. An empty OUT_DIR is
+refused, and a key or message that is not UTF-8 is refused once, before any file. Every entry named like an image is processed or reported by name: a bad file, a
 broken symbolic link, or a folder, named pipe, socket or device with an image's name fails with the
 reason; a name that is not UTF-8 is shown with ``\\xNN`` escapes.
 Exit status: 0 every file was processed, 1 at least one file failed, 2 bad usage, 130
@@ -49,11 +50,13 @@ from engines.common.batch import (
     files_in,
     interrupt_deferred,
     make_folder,
+    output_path,
     ray_address,
     refuse_existing,
     refuse_inputs_inside,
     run_batch,
     run_command,
+    utf8_argument,
     write_atomic,
 )
 from engines.common.errors import InputError
@@ -63,7 +66,7 @@ from engines.watermark.image_io import prepare_panorama
 from engines.watermark.payload import as_bits
 from engines.watermark.verification import verify
 
-SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
+SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff", ".gif")
 FITS = ("refuse", "pad", "resize")
 REPORT = "report.csv"
 REPORT_COLUMNS = ["file", "output", "psnr", "ws_psnr", "ssim", "bits", "min_margin", "seconds", "notes", "error"]
@@ -178,8 +181,8 @@ def _save(out_dir: Path, output: str, o: Outcome) -> list:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
+    out_dir = output_path(args.out_dir, "OUT_DIR")
     items, on_disk = _items(args.in_dir)
-    out_dir = Path(args.out_dir)
     names = _out_names(on_disk)
     refuse_inputs_inside(out_dir, [it.path for it in items if it.path is not None])
     check_output_folder(out_dir)
@@ -254,10 +257,10 @@ def parser() -> argparse.ArgumentParser:
 
 def _command(args: argparse.Namespace) -> int:
     WatermarkConfig(bits=args.bits)
-    if not args.key:
+    if not utf8_argument(args.key, "--key"):
         raise InputError("--key is empty")
     if args.cmd == "embed":
-        as_bits(args.message, args.bits)  # a message too long for --bits fails here, not once per file
+        as_bits(utf8_argument(args.message, "--message"), args.bits)  # a message too long for --bits fails here, not once per file
     return cmd_embed(args) if args.cmd == "embed" else cmd_verify(args)
 
 

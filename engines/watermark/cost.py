@@ -14,8 +14,9 @@ import math
 import os
 
 EMBED_COST = (2.20, 1.27, 0.19)
-"""(a, b, c) of the module docstring's model, seconds: fitted on 2026-12-04 to six warm embeds (64, 128,
-256 bits x 1024 and 2048 px wide; 2.40-5.18 CPU s), each within 0.82-1.11x of the fit."""
+"""(a, b, c) of the module docstring's model, seconds: a fit to warm embeds of 64, 128 and 256 bits at
+1024 and 2048 px wide (``benchmarks/watermark_embed_times.py``; the fit and its spread are in
+benchmarks/RESULTS.md)."""
 
 
 _PACE = {"ratio": 1.0, "seen": 0}

@@ -45,7 +45,7 @@ from engines.dueling import (
     sweep_seconds,
 )
 
-FIG_DIR = ASSETS_DIR / "bandits"
+FIG_DIR = ASSETS_DIR / "dueling"
 
 INTRO = ("Watch RCDP-UCB and four baselines learn which of two options people prefer when the feedback comes "
          f"late and some of it is flipped on purpose, and compare their regret. {notes.link('bandits')}")

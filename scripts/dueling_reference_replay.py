@@ -6,8 +6,8 @@ then rand() for the outcome. We rebuild that stream from ``np.random.seed(run_se
 to the engine's kernels, then compare with the regret curves the reference code itself produced
 (``ref/run_ref.py linear --delay strategic``; the reference is not part of this repository).
 
-    .venv/bin/python scripts/bandits_reference_replay.py ref/out/lin_strat20.npz
-    .venv/bin/python scripts/bandits_reference_replay.py --runs 100
+    .venv/bin/python scripts/dueling_reference_replay.py ref/out/lin_strat20.npz
+    .venv/bin/python scripts/dueling_reference_replay.py --runs 100
 
 With ``--runs N`` (no reference file needed) it replays the reference's streams for N runs
 (bit-identical to the reference code for RCDP-UCB, CoLSTIM and MaxInP, see the first mode) and

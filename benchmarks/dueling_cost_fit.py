@@ -6,10 +6,10 @@ Python work of the predictor path), measures each run's CPU seconds (its wall ti
 machine: every run is single-threaded), and fits the model's constants by non-negative least
 squares on relative error. Prints the constants, the fit's worst ratio, and the ratio of the
 current estimate to the measured time for each configuration; writes
-``benchmarks/results/bandits_cost_fit.json``.
+``benchmarks/results/dueling_cost_fit.json``.
 
-    .venv/bin/python benchmarks/bandits_cost_fit.py            # measure, fit, compare
-    .venv/bin/python benchmarks/bandits_cost_fit.py --check    # compare the shipped model only
+    .venv/bin/python benchmarks/dueling_cost_fit.py            # measure, fit, compare
+    .venv/bin/python benchmarks/dueling_cost_fit.py --check    # compare the shipped model only
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from engines.dueling import SimConfig, preset_config, simulate
 from engines.dueling.cost import FEATURES, estimate_seconds, features
 from engines.dueling.experiments import PS_ALGORITHMS
 
-OUT = Path(__file__).resolve().parent / "results" / "bandits_cost_fit.json"
+OUT = Path(__file__).resolve().parent / "results" / "dueling_cost_fit.json"
 
 
 def grid() -> dict[str, SimConfig]:

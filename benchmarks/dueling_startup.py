@@ -12,16 +12,16 @@ Three measurements, each of whole processes started from a shell-like ``subproce
   CSV; the reference also draws a PDF, ours writes summary.json (``--plot`` adds a PNG, measured
   as a fourth command with ``--with-plot``). Wall seconds per process and the ratio within each
   turn (median and range over turns), and CPU seconds (user + system).
-* ``--breakdown``: where our process's time goes: interpreter start, imports, numba's
-  initialisation and the cached kernels' loading, set-up, simulation, writing; and the same
-  with an empty kernel cache (``NUMBA_CACHE_DIR`` pointed at a new folder: the first run after
-  install compiles the kernels).
+* ``--breakdown``: where our process's time goes: interpreter start, imports, the kernel's loading
+  (the module compiled ahead of time, ``engines.dueling.aot``; or numba and its cache with
+  ``SHOWCASE_DUELING_AOT=0``), simulation, writing; and a first run with nothing compiled (no
+  AOT build, ``NUMBA_CACHE_DIR`` a new folder: the JIT compiles the kernels).
 * ``--imports``: ``import X`` for every engine and command-line module, in turns, less the bare
   interpreter, and which heavy libraries each one loads.
 
-    .venv/bin/python benchmarks/bandits_startup.py --whole --turns 5 --breakdown --imports
+    .venv/bin/python benchmarks/dueling_startup.py --whole --turns 5 --breakdown --imports
 
-Writes ``benchmarks/results/bandits_startup.json`` and prints Markdown tables.
+Writes ``benchmarks/results/dueling_startup.json`` and prints Markdown tables.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "ref"
-OUT = ROOT / "benchmarks" / "results" / "bandits_startup.json"
+OUT = ROOT / "benchmarks" / "results" / "dueling_startup.json"
 PY = sys.executable
 PRESET = "Fig. 1 linear, stochastic delay"
 MODULES = ("engines.common", "engines.dueling", "engines.watermark", "engines.guardrail", "engines.codeprm",
@@ -66,7 +66,7 @@ def _stats(xs: list[float]) -> dict:
 def whole(turns: int, with_plot: bool) -> dict:
     if not all((REF / f).exists() for f in ("main.py", "experiments.py", "contextual_dueling_bandit.py")):
         raise SystemExit(f"copy the reference's main.py, experiments.py and contextual_dueling_bandit.py into {REF}")
-    scratch = Path(tempfile.mkdtemp(prefix="bandits_startup_"))
+    scratch = Path(tempfile.mkdtemp(prefix="dueling_startup_"))
     for f in ("main.py", "experiments.py", "contextual_dueling_bandit.py"):
         shutil.copy(REF / f, scratch / f)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -105,11 +105,9 @@ import numpy
 stamp("numpy")
 import engines.dueling.cli as cli
 stamp("engine and command modules")
-import numba
-stamp("numba")
 from engines.dueling import SimConfig, simulate, preset_config
 simulate(SimConfig(T=1, n_seeds=1, algorithms=("MaxInP",)))
-stamp("numba initialisation and kernel loading (first simulate)")
+stamp("loading the kernel (first simulate): the AOT module, or numba and its cache with SHOWCASE_DUELING_AOT=0")
 cfg = preset_config("Fig. 1 linear, stochastic delay", n_seeds=20, T=2000, mode=sys.argv[1])
 res = simulate(cfg)
 stamp("simulation")
@@ -123,16 +121,16 @@ print(json.dumps(stamps))
 
 
 def breakdown(repeats: int) -> dict:
-    scratch = Path(tempfile.mkdtemp(prefix="bandits_breakdown_"))
+    scratch = Path(tempfile.mkdtemp(prefix="dueling_breakdown_"))
     out: dict = {}
     base = [timed([PY, "-c", "pass"]) for _ in range(repeats)]
     out["interpreter start (python -c pass)"] = {"wall": _stats([w for w, _ in base]),
                                                  "cpu": _stats([c for _, c in base])}
-    for mode in ("faithful", "fast"):
+    for mode, extra in (("faithful", {}), ("fast", {}), ("fast, JIT kernel", {"SHOWCASE_DUELING_AOT": "0"})):
         rows = []
         for _ in range(repeats):
-            proc = subprocess.run([PY, "-c", _STAGES, mode, str(scratch / mode)], cwd=ROOT, capture_output=True,
-                                  text=True, check=True)
+            proc = subprocess.run([PY, "-c", _STAGES, mode.split(",")[0], str(scratch / mode)], cwd=ROOT,
+                                  capture_output=True, text=True, check=True, env={**os.environ, **extra})
             rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
         stages = {}
         for i, (name, _, _) in enumerate(rows[0]):
@@ -140,8 +138,8 @@ def breakdown(repeats: int) -> dict:
             cpus = [r[i][2] - (r[i - 1][2] if i else 0) for r in rows]
             stages[name] = {"wall": _stats(walls), "cpu": _stats(cpus)}
         out[mode] = stages
-    cold = Path(tempfile.mkdtemp(prefix="numba_cold_"))
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cold)}
+    cold = Path(tempfile.mkdtemp(prefix="numba_cold_"))  # no AOT build and an empty numba cache: the JIT compiles
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cold), "SHOWCASE_CACHE": str(cold)}
     t = timed([PY, "-m", "engines.dueling", "run", "--preset", PRESET, "--seeds", "20", "--T", "2000", "--mode",
                "fast", "--out", str(scratch / "cold"), "--quiet"], ROOT, env)
     out["fast, empty kernel cache (first run after install)"] = {"wall": t[0], "cpu": t[1]}

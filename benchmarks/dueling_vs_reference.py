@@ -2,18 +2,18 @@
 
 The reference (github.com/youngmin0oh/rcdp-public, MIT) is NOT part of this repository: write its
 ``contextual_dueling_bandit.py`` and the builders/``run_mapping`` of its ``experiments.py`` into
-``ref/`` (git-ignored); ``benchmarks/bandits_ref_driver.py`` runs and times it (see README.md).
+``ref/`` (git-ignored); ``benchmarks/dueling_ref_driver.py`` runs and times it (see README.md).
 Both sides run with one torch thread on the same machine, one after the other.
 
-    .venv/bin/python benchmarks/bandits_vs_reference.py            # all cases
-    .venv/bin/python benchmarks/bandits_vs_reference.py --cases linear
+    .venv/bin/python benchmarks/dueling_vs_reference.py            # all cases
+    .venv/bin/python benchmarks/dueling_vs_reference.py --cases linear
 
 Cases:
   linear  paper Fig. 1 configs (T=2000, d=K=10, 20 runs, strategic and stochastic delay)
   ps      paper Fig. 2 config phi=abs, adversarial delay, REDUCED to --ps-T rounds x --ps-runs runs
   big     T=10^5, 20 seeds, five algorithms, fast mode (ours only)
-Outputs: a Markdown table on stdout, JSON in benchmarks/results/bandits_vs_reference.json, the regret arrays in
-data/bandits/*.npz (git-ignored) for scripts/bandits_faithfulness.py.
+Outputs: a Markdown table on stdout, JSON in benchmarks/results/dueling_vs_reference.json, the regret arrays in
+data/dueling/*.npz (git-ignored) for scripts/dueling_faithfulness.py.
 """
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ import torch
 from engines.dueling import preset_config, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "data" / "bandits"
+DATA = ROOT / "data" / "dueling"
 REF_NAMES = {"RCDP-UCB (Ours)": "RCDP-UCB", "ColSTIM": "CoLSTIM", "ColSTIM+PS": "CoLSTIM+PS"}
 
 
 def run_reference(exp: str, delay: str, T: int, runs: int, phi: str | None) -> tuple[float, dict]:
     out = DATA / f"ref_{exp}_{phi or 'poly'}_{delay}_T{T}_r{runs}.npz"
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "bandits_ref_driver.py"), exp,
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "dueling_ref_driver.py"), exp,
            "--delay", delay, "--T", str(T), "--n_runs", str(runs), "--out", str(out)]
     cmd += ["--phi", phi] if phi else []
     t0 = time.perf_counter()
@@ -113,7 +113,7 @@ def main() -> None:
         times, reg = run_ours("Fig. 1 linear, stochastic delay", 100000, 20, "fast", 1)
         add_case(report, {"case": "linear stochastic T=100000 x 20 seeds x 5 algorithms",
                           "mode": "fast", "ours_median_s": times[0], "ours_final": fmt_final(reg)})
-    out = ROOT / "benchmarks" / "results" / "bandits_vs_reference.json"
+    out = ROOT / "benchmarks" / "results" / "dueling_vs_reference.json"
     old = json.loads(out.read_text()) if out.exists() else {"cases": []}
     keep = [c for c in old["cases"] if (c["case"], c["mode"]) not in
             {(c2["case"], c2["mode"]) for c2 in report["cases"]}]

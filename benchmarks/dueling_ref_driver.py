@@ -5,9 +5,9 @@ The reference (github.com/youngmin0oh/rcdp-public, MIT) is not in this repositor
 ``contextual_dueling_bandit.py`` and an ``experiments.py`` holding its learner builders,
 environment factories and ``run_mapping`` (copied as read) into ``ref/`` (git-ignored), then:
 
-    .venv/bin/python benchmarks/bandits_ref_driver.py linear --delay strategic --n_runs 20 --out /tmp/x.npz
+    .venv/bin/python benchmarks/dueling_ref_driver.py linear --delay strategic --n_runs 20 --out /tmp/x.npz
 
-Runs with one torch thread, like benchmarks/bandits_vs_reference.py runs ours.
+Runs with one torch thread, like benchmarks/dueling_vs_reference.py runs ours.
 """
 import argparse
 import importlib.util

@@ -1,9 +1,9 @@
 """Theory checks: regret vs T (log-log slope, clean setting), vs corruption budget C, vs the
 adversarial delay budget Lambda. Paper claim: R_T = O~(d (sqrt T + C + D)), D = max(sqrt Lambda, mu).
 
-    .venv/bin/python scripts/bandits_theory.py [--seeds 10] [--Tmax 20000]
-Writes the figure the tab shows, assets/bandits/theory.png, and its numbers to
-data/bandits/theory.json (recorded copy: benchmarks/results/bandits_theory.json); prints Markdown.
+    .venv/bin/python scripts/dueling_theory.py [--seeds 10] [--Tmax 20000]
+Writes the figure the tab shows, assets/dueling/theory.png, and its numbers to
+data/dueling/theory.json (recorded copy: benchmarks/results/dueling_theory.json); prints Markdown.
 Seeds: the reference's convention (42 + 999 + 100 r for phi=polynomial), fixed.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ import torch
 from engines.dueling import SimConfig, loglog_slope, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "assets" / "bandits"
-DATA = ROOT / "data" / "bandits"
+OUT = ROOT / "assets" / "dueling"
+DATA = ROOT / "data" / "dueling"
 COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",
           "MaxPairUCB": "#d62728"}
 

@@ -441,7 +441,7 @@ def _cpu(fn) -> float:
 def test_estimate_is_within_half_to_double_of_a_measured_run(name):
     """Issue #39: the tab's Fig. 3 preset showed an ETA of 28.7 s and took 66-98 s, a Fig. 2 sweep
     2.9 s and took 74 s. The estimate is a cost model fitted to runs on this machine class
-    (benchmarks/bandits_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
+    (benchmarks/dueling_cost_fit.py) and must lie within 0.5x-2x of a measured run. Measured as
     CPU seconds (runs are single-threaded: the wall time of an unloaded machine), so a busy test
     machine does not decide the test."""
     from engines.dueling import estimate_seconds
@@ -482,8 +482,10 @@ def test_predictor_estimate_has_the_measured_order_of_magnitude():
 
 def test_the_engine_imports_torch_only_for_the_predictor_and_numba_only_to_simulate():
     """Issue #39: `import engines.dueling` took 2.4 s because `engines.common` imported torch. In a
-    fresh process: importing costs numpy alone, a run without post-serving learners adds numba and
-    never torch, and torch comes with the first learner that trains the predictor."""
+    fresh process: importing costs numpy alone, a run without post-serving learners adds numba (the JIT
+    kernel; the one compiled ahead of time needs none, see below) and never torch, and torch comes with
+    the first learner that trains the predictor."""
+    import os
     import subprocess
     import sys
 
@@ -499,7 +501,8 @@ print(sorted(m for m in ("torch", "numba") if m in sys.modules))
 from engines.common import get_device
 print(get_device("cpu"))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600,
+                         env={**os.environ, "SHOWCASE_DUELING_AOT": "0"})
     assert out.stdout.split("\n")[:4] == ["[]", "['numba']", "['numba', 'torch']", "cpu"], out.stdout
 
 
@@ -517,3 +520,86 @@ def test_result_serialises_itself():
     assert d["curves"]["mean"]["MaxInP"][-1] == pytest.approx(res.final()["MaxInP"][0], abs=1e-6)
     assert d["diagnostics"]["RCDP-UCB"]["flipped"] == res.diagnostics["RCDP-UCB"]["flipped"]
     assert "curves" not in res.to_dict()
+
+
+def test_a_sweep_result_serialises_itself():
+    """Issue #47 item 22: ``SweepResult.to_dict()`` is plain JSON: the parameter, its values, per
+    algorithm the mean and std of the final regret at each value (as ``rows()``), the run time and each
+    run's own ``SimResult.to_dict()``."""
+    import json
+
+    cfg = SimConfig(T=40, n_seeds=2, algorithms=("MaxInP", "RCDB"))
+    sw = sweep(cfg, "corruption_budget", [0, 5])
+    d = json.loads(json.dumps(sw.to_dict()))
+    assert d["param"] == "corruption_budget" and d["values"] == [0, 5]
+    assert d["rows"] == [{k: pytest.approx(v, abs=1e-6) if isinstance(v, float) else v for k, v in r.items()}
+                         for r in sw.rows()]
+    assert set(d["mean"]) == {"MaxInP", "RCDB"} and len(d["std"]["RCDB"]) == 2
+    assert d["mean"]["MaxInP"] == pytest.approx(sw.mean["MaxInP"].tolist(), abs=1e-6)
+    assert [r["config"]["corruption_budget"] for r in d["runs"]] == [0, 5] and d["seconds"] >= 0
+
+
+_AOT_RUN = """
+import json, sys
+from engines.dueling import SimConfig, simulate
+r = simulate(SimConfig(T=300, n_seeds=2, mode=sys.argv[1], corruption_budget=10))
+print(json.dumps({"numba": "numba" in sys.modules, "scipy": "scipy" in sys.modules,
+                  "final": {k: v[:, -1].tolist() for k, v in r.regret.items()}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_kernel_compiled_ahead_of_time_starts_without_numba_and_agrees_with_the_jit(tmp_path):
+    """Issue #47 item 20: fast mode compiled or loaded its kernels through numba at every start-up.
+    ``python -m engines.dueling.aot`` (the install step) compiles the kernel once into the project's cache
+    folder; a process then simulates without importing numba (or scipy, whose BLAS numba's ``np.dot`` would
+    load), in both modes, with the JIT kernel's numbers. ``SHOWCASE_DUELING_AOT=0`` (or no build) falls back to the JIT kernel."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SHOWCASE_CACHE": str(tmp_path)}
+    build = subprocess.run([sys.executable, "-m", "engines.dueling.aot"], env=env, capture_output=True, text=True,
+                           timeout=900)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert len(list((tmp_path / "dueling-aot").glob("dueling_kernels_*"))) == 1
+
+    def run(mode: str, **extra) -> dict:
+        proc = subprocess.run([sys.executable, "-c", _AOT_RUN, mode], env={**env, **extra}, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout)
+
+    for mode in ("fast", "faithful"):
+        aot, jit = run(mode), run(mode, SHOWCASE_DUELING_AOT="0")
+        assert not aot["numba"] and not aot["scipy"] and jit["numba"], mode
+        assert aot["final"].keys() == jit["final"].keys()
+        for alg, finals in aot["final"].items():
+            assert finals == pytest.approx(jit["final"][alg], rel=1e-9, abs=1e-9), (mode, alg)
+
+
+def test_the_former_package_name_still_imports_with_a_deprecation_warning():
+    """Issue #47 item 21: ``engines.bandits`` (renamed ``engines.dueling``) broke users' imports and commands.
+    It imports for one release with a DeprecationWarning, its modules are the dueling ones (the same
+    objects), and ``python -m engines.bandits`` runs the dueling command with a one-line note."""
+    import importlib
+    import os
+    import subprocess
+    import sys
+
+    for name in [m for m in sys.modules if m == "engines.bandits" or m.startswith("engines.bandits.")]:
+        del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match="engines.bandits is now engines.dueling"):
+        old = importlib.import_module("engines.bandits")
+    from engines.bandits.config import SimConfig as OldConfig
+    from engines.bandits.experiments import sweep as old_sweep
+
+    assert OldConfig is SimConfig and old.simulate is simulate and old_sweep is sweep
+    assert importlib.import_module("engines.bandits.simulate") is importlib.import_module("engines.dueling.simulate")
+    out = os.path.join(os.path.dirname(__file__), "..", "test-artifacts", "bandits-shim")
+    proc = subprocess.run([sys.executable, "-m", "engines.bandits", "run", "--T", "20", "--seeds", "1", "--algorithms",
+                           "MaxInP", "--out", out, "--overwrite", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("note: engines.bandits is now engines.dueling") and "Traceback" not in proc.stderr
+    assert os.path.isfile(os.path.join(out, "summary.json"))

@@ -1,13 +1,13 @@
 """Faithfulness of engines.dueling against the reference: tables and figures.
 
-Reads the regret arrays that ``benchmarks/bandits_vs_reference.py`` saved in data/bandits/
+Reads the regret arrays that ``benchmarks/dueling_vs_reference.py`` saved in data/dueling/
 (reference and ours, same configurations, same run seeds) and, for the representative setting,
 ``ref/out/rep_abs_*_T2000_r3.npz`` (from ``ref/run_ref.py representative``), then checks the bar:
 every algorithm's mean final regret lies within the reference's +/-1 std over runs, and the
 ranking of the algorithms is the same. Also draws fast vs faithful.
 
-    .venv/bin/python scripts/bandits_faithfulness.py
-Writes assets/bandits/faithfulness.png, assets/bandits/fast_vs_faithful.png and prints Markdown.
+    .venv/bin/python scripts/dueling_faithfulness.py
+Writes assets/dueling/faithfulness.png, assets/dueling/fast_vs_faithful.png and prints Markdown.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import torch
 from engines.dueling import preset_config, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "data" / "bandits"
-OUT = ROOT / "assets" / "bandits"
+DATA = ROOT / "data" / "dueling"
+OUT = ROOT / "assets" / "dueling"
 REF_NAMES = {"RCDP-UCB (Ours)": "RCDP-UCB", "ColSTIM": "CoLSTIM", "ColSTIM+PS": "CoLSTIM+PS"}
 COLORS = {"RCDP-UCB": "#1f77b4", "RCDB": "#2ca02c", "CoLSTIM": "#ff7f0e", "MaxInP": "#9467bd",
           "MaxPairUCB": "#d62728"}
@@ -104,7 +104,7 @@ def main() -> None:
     for label, refp, preset, T, R in cfgs:
         refp = refp if isinstance(refp, Path) else DATA / refp
         if not refp.exists():
-            print(f"missing {refp}; run benchmarks/bandits_vs_reference.py first")
+            print(f"missing {refp}; run benchmarks/dueling_vs_reference.py first")
             continue
         ref = load(refp)
         mine = ours(preset, T, R, "faithful")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from demos import bandits as ui
+from demos import dueling as ui
 from engines.common.numbers import plain_number
 from engines.dueling import PRESETS
 
@@ -79,7 +79,7 @@ def test_tab_mcp_and_engine_share_one_set_of_bounds(field, control, tool_arg):
     with pytest.raises(gr.Error, match=bound):
         ui.run_simulation(*_args(**{control: past}), progress=None)
     with pytest.raises(gr.Error, match=f"{tool_arg} {bound}"):
-        mcp_tools.bandit_simulate(**{tool_arg: past})
+        mcp_tools.dueling_simulate(**{tool_arg: past})
     with pytest.raises(ValueError, match=bound):
         SimConfig(**{field: past})
 
