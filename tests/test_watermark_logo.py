@@ -142,7 +142,7 @@ def test_the_benchmarks_partial_rotation_gives_the_same_bytes():
 
 def test_found_in_a_busy_room_near_the_zenith():
     """The interior example's ceiling holds tens of circle-like Hough peaks; a logo turned to latitude
-    77 ranks below them and is still looked at (CANDIDATES)."""
+    77 ranks below them and is still looked at (CANDIDATES, POLE_CANDIDATES)."""
     from engines.watermark.image_io import load_example
 
     target = direction(77.3, 145.8)
