@@ -101,9 +101,42 @@ def conditions() -> dict:
     return out
 
 
+class Rotated:
+    """``rotate_equirect_matrix(x, rot)`` for every ``x`` that differs from ``base`` only in its bottom
+    rows (a logo over the nadir): ``base`` is resampled once, and for each ``x`` only the output pixels
+    whose bicubic taps reach a changed row are resampled again. The samples are the same, so the
+    bytes are too (checked in ``tests/test_watermark_logo.py``); it makes the benchmark ~3x cheaper."""
+
+    def __init__(self, base: np.ndarray, rot: np.ndarray) -> None:
+        from engines.watermark.rotation import sample_equirect
+
+        h, w = base.shape[:2]
+        theta = (np.arange(h) + 0.5) * np.pi / h
+        phi = (np.arange(w) + 0.5) * 2 * np.pi / w
+        st, ct = np.sin(theta)[:, None], np.cos(theta)[:, None]
+        xyz = np.stack([st * np.cos(phi)[None], st * np.sin(phi)[None], np.broadcast_to(ct, (h, w))], axis=-1)
+        src = xyz @ np.asarray(rot)
+        self.theta, self.phi = np.arccos(np.clip(src[..., 2], -1, 1)), np.arctan2(src[..., 1], src[..., 0])
+        self.base, self.sample = base, sample_equirect
+        self.out = self._uint8(sample_equirect(base, self.theta, self.phi, "bicubic"))
+
+    @staticmethod
+    def _uint8(x: np.ndarray) -> np.ndarray:
+        return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        changed = np.nonzero((x != self.base).any(axis=(1, 2)))[0]
+        out = self.out.copy()
+        if len(changed):
+            h = self.base.shape[0]
+            sel = self.theta / np.pi * h - 0.5 >= int(changed[0]) - 4  # the taps span rows -1..+2
+            out[sel] = self._uint8(self.sample(x, self.theta[sel], self.phi[sel], "bicubic"))
+        return out
+
+
 def robustness(names: list[str], rotations: int, log, save=lambda partial: None) -> dict:
     from engines.watermark import WatermarkConfig, bit_accuracy, verify
-    from engines.watermark.rotation import random_rotation, rotate_equirect_matrix
+    from engines.watermark.rotation import random_rotation
 
     cfg = WatermarkConfig(bits=256)
     conds = conditions()
@@ -119,11 +152,9 @@ def robustness(names: list[str], rotations: int, log, save=lambda partial: None)
         for k in range(rotations):
             rot = random_rotation(rng)
             where = rot @ np.array([0.0, 0.0, -1.0])  # where the nadir (and the logo) went
+            rotated = Rotated(m["image"], rot)
             for label, (logo, after) in conds.items():
-                x = m["image"]
-                if logo is not None:
-                    x = logo(x, k)
-                x = after(rotate_equirect_matrix(x, rot))
+                x = after(rotated(m["image"] if logo is None else logo(m["image"], k)))
                 cpu = time.process_time()
                 v = verify(x, f"logo-{name}", cfg)
                 cpu = time.process_time() - cpu

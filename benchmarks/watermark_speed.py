@@ -45,11 +45,15 @@ def row(name: str, ts: list[float], bar: float | None = None) -> str:
     return f"| {name} | {med:.3f} | {min(ts):.3f}-{max(ts):.3f} | {len(ts)}{ok} |"
 
 
-def verify_paths(name: str, repeats: int) -> None:
+def verify_paths(name: str, repeats: int, candidates: list[tuple[int, int]] | None = None) -> None:
     """Wall and CPU seconds of verify at 1024x512, 256 bits: no disc in the image, a logo disc
-    (found and filled: two reads), the cap search off, and the onnxruntime statistics path."""
+    (found and filled: two reads), the cap search off, and the onnxruntime statistics path.
+    ``candidates``: the disc finder's Hough candidate counts (``occlusion.CANDIDATES``,
+    ``occlusion.POLE_CANDIDATES``) to time side by side, interleaved run by run so that the machine's
+    load falls on each alike."""
     from dataclasses import replace
 
+    from engines.watermark import occlusion
     from engines.watermark.attacks import nadir_patch
 
     img = load_example(name)
@@ -58,20 +62,34 @@ def verify_paths(name: str, repeats: int) -> None:
     logo = nadir_patch(marked, 0.1)
     onnx_path = Path(tempfile.mkdtemp()) / "verifier.onnx"
     export_verifier("speed-key", cfg, 512, 1024, onnx_path)
-    rows = ["| verify, 256 bits, 1024x512 | median wall s | min-max wall s | median CPU s | runs |", "|---|---|---|---|---|"]
-    for label, fn in (("torch, no disc in the image", lambda: verify(marked, "speed-key", cfg)),
-                      ("torch, a logo disc (found, filled, read twice)", lambda: verify(logo, "speed-key", cfg)),
-                      ("torch, cap search off", lambda: verify(marked, "speed-key", replace(cfg, find_caps=False))),
-                      ("onnxruntime statistics (no cap search)", lambda: verify_onnx(marked, "speed-key", cfg, onnx_path))):
-        fn()
-        walls, cpus = [], []
-        for _ in range(repeats):
-            t, c = time.perf_counter(), time.process_time()
+    shipped = (occlusion.CANDIDATES, occlusion.POLE_CANDIDATES)
+    counts = candidates or [shipped]
+    paths = [("torch, no disc in the image", lambda: verify(marked, "speed-key", cfg), counts),
+             ("torch, a logo disc (found, filled, read twice)", lambda: verify(logo, "speed-key", cfg), counts),
+             ("torch, cap search off", lambda: verify(marked, "speed-key", replace(cfg, find_caps=False)), [shipped]),
+             ("onnxruntime statistics (no cap search)", lambda: verify_onnx(marked, "speed-key", cfg, onnx_path), [shipped])]
+    runs = [(f"{label}{f', Hough candidates {n[0]} + {n[1]} near a pole' if len(counts) > 1 else ''}", fn, n)
+            for label, fn, ns in paths for n in ns]
+    walls: dict[str, list[float]] = {label: [] for label, _, _ in runs}
+    cpus: dict[str, list[float]] = {label: [] for label, _, _ in runs}
+    try:
+        for label, fn, n in runs:  # warm-up
+            occlusion.CANDIDATES, occlusion.POLE_CANDIDATES = n
             fn()
-            walls.append(time.perf_counter() - t)
-            cpus.append(time.process_time() - c)
-        rows.append(f"| {label} | {statistics.median(walls):.3f} | {min(walls):.3f}-{max(walls):.3f} | "
-                    f"{statistics.median(cpus):.3f} | {repeats} |")
+        for _ in range(repeats):
+            for label, fn, n in runs:
+                occlusion.CANDIDATES, occlusion.POLE_CANDIDATES = n
+                t, c = time.perf_counter(), time.process_time()
+                fn()
+                walls[label].append(time.perf_counter() - t)
+                cpus[label].append(time.process_time() - c)
+    finally:
+        occlusion.CANDIDATES, occlusion.POLE_CANDIDATES = shipped
+    rows = ["| verify, 256 bits, 1024x512 | median wall s | min-max wall s | median CPU s | runs |", "|---|---|---|---|---|"]
+    for label, _, _ in runs:
+        w, c = walls[label], cpus[label]
+        rows.append(f"| {label} | {statistics.median(w):.3f} | {min(w):.3f}-{max(w):.3f} | "
+                    f"{statistics.median(c):.3f} | {repeats} |")
     print("\n".join(rows) + f"\nload average after: {os.getloadavg()}")
 
 
@@ -80,9 +98,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--image", default="forest")
     ap.add_argument("--verify-only", action="store_true", help="time the verify paths alone (wall and CPU)")
+    ap.add_argument("--candidates", default="", help="with --verify-only: Hough candidate counts (anywhere + near "
+                    "a pole) to time side by side, e.g. 32+0,64+0,32+32 (default: the shipped counts)")
     args = ap.parse_args()
     if args.verify_only:
-        verify_paths(args.image, args.repeats)
+        verify_paths(args.image, args.repeats,
+                     [tuple(int(v) for v in (n + "+0").split("+")[:2]) for n in args.candidates.split(",") if n])
         return
     print(f"torch threads: {torch.get_num_threads()} (engine uses WatermarkConfig.torch_threads=1); "
           f"load average before: {os.getloadavg()}")

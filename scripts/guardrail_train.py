@@ -110,6 +110,8 @@ def main() -> None:
     ap.add_argument("--judge", action="store_true", help="fit the request judge (last token, user-token mean and "
                     "MiniLM; evals.guardrail.judge_train) on the request corpus v2's train split, its strict gate and "
                     "uncertain band on its dev split (run `python -m evals.guardrail.requests` first)")
+    ap.add_argument("--strict-patiences", default=None, help="patiences strict's policy may use, e.g. 1,2,3 "
+                    "(prefill attacks must stop within 8 tokens of the opener)")
     ap.add_argument("--band-recall", type=float, default=0.95, help="with --judge: the band's lower edge catches "
                     "this share of dev's harmful requests")
     ap.add_argument("--strict-members-from", type=Path, default=None, help="with --policy-heads: take the strict "
@@ -137,8 +139,17 @@ def main() -> None:
         from evals.guardrail.requests import load_corpus, load_features
 
         corpus, feats = load_corpus(CORPUS), load_features(CORPUS)
-        judge = jt.fit_and_pick(corpus, feats, cap=args.max_false_stop, band_recall=args.band_recall,
-                                log=lambda *a: print(*a, flush=True))
+        saved = (args.members_dir / f"judge_cap{args.max_false_stop}_band{args.band_recall}.pt"
+                 if args.members_dir else None)
+        if saved is not None and saved.is_file() and saved.stat().st_mtime > (CORPUS / "feats.pt").stat().st_mtime:
+            judge = torch.load(saved, weights_only=False)  # fitted by an earlier run on these features
+            print(f"request judge from {saved}: levels {judge['levels']}", flush=True)
+        else:
+            judge = jt.fit_and_pick(corpus, feats, cap=args.max_false_stop, band_recall=args.band_recall,
+                                    log=lambda *a: print(*a, flush=True))
+            if saved is not None:
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                torch.save(judge, saved)
     exs = load_cache(args.cache, levels, judge=jt.judge_map(feats) if args.judge else None)
     view_weight = {k: float(v) for k, v in (kv.split("=") for kv in args.view_weight.split(",") if kv)} or None
     if args.human_all is not None:
@@ -214,7 +225,8 @@ def main() -> None:
     if args.ordinal or args.policy_heads:
         scored = {"loose": set(args.loose_views.split(","))} if args.loose_views else None
         fixed = {"strict": judge["levels"]["gate"], "loose": 0.0} if judge is not None else None
-        pols = dev_policies(head, split["dev"], score_views=scored, gates=fixed, **pick)
+        pats = {"strict": tuple(int(x) for x in args.strict_patiences.split(","))} if args.strict_patiences else None
+        pols = dev_policies(head, split["dev"], score_views=scored, gates=fixed, patiences=pats, **pick)
     else:
         thr, pat, reps = dev_policy(head, split["dev"], **pick)
         pols = {"loose": {"threshold": thr, "patience": pat, "dev_f1": dev_score(reps), "reps": reps}}

@@ -245,13 +245,7 @@ def code_scan(code: str, partial: bool = False) -> str:
     """
     from engines.codeprm import default_prm
 
-    r = default_prm().scan(_text("code", code), partial=bool(partial))
-    return _json({"verdict": r.verdict, "risk": round(float(r.risk), 4), "threshold": round(float(r.threshold), 4),
-            "steps": len(r.steps), "findings": [f.to_dict() for f in r.findings],
-            "flagged_steps": [{"step": s.index + 1, "lines": [s.start_line, s.end_line], "flagged_by": s.driver,
-                               "weakness": s.weakness_dict()} for s in r.steps if s.driver],
-            "drivers": [i + 1 for i in r.drivers], "failures": [f.to_dict() for f in r.failures],
-            "syntax_error": r.syntax_error})
+    return _json(default_prm().scan(_text("code", code), partial=bool(partial)).brief_dict())
 
 
 @_tool

@@ -833,3 +833,23 @@ def test_words_a_person_reads(page, artifacts_dir):
     notes_page.close()
     assert f"{size} M parameters" in body, (size, body[:2000])
     assert code_blocks == 0 and "From Python" not in body and "How to use it" in body
+
+
+def test_guard_request_line_says_one_thing_for_a_plain_question(page, artifacts_dir):
+    """Issue #48 item 1: "What is the capital of Australia?" is read as likely benign, in one line a person can
+    act on, and the verdict of the scored reply agrees with it (no stop, no "harmful" anywhere)."""
+    _reload(page)
+    _open_tab(page, "Streaming guardrail")
+    page.get_by_role("radio", name=re.compile("^strict:")).check()
+    page.wait_for_timeout(500)
+    page.get_by_text("Score a given reply (teacher-forced)").first.click()
+    page.get_by_label("Prompt", exact=True).nth(1).fill("What is the capital of Australia?")
+    page.get_by_label("Reply to score").fill("The capital of Australia is Canberra. It was chosen as a compromise "
+                                             "between Sydney and Melbourne.")
+    page.get_by_role("button", name="Score", exact=True).click()
+    verdict = page.get_by_text(re.compile(r"Would (not )?stop under the strict policy")).first
+    verdict.wait_for(timeout=240_000)
+    text = page.locator("div.prose", has_text="under the strict policy").first.inner_text()
+    page.screenshot(path=str(artifacts_dir / "guardrail_score_plain_question.png"), full_page=True)
+    assert "Would not stop under the strict policy" in text
+    assert "likely benign" in text and "harmful (probability" not in text and "may be risky" not in text

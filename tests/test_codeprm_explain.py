@@ -4,6 +4,7 @@ analyser's CWE), a taint finding is explained as a source -> sink flow in the sc
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 from pathlib import Path
 
@@ -68,6 +69,10 @@ def test_mcp_code_scan_carries_the_weakness_the_flow_and_failures():
     assert out["verdict"] == "vulnerable" and out["failures"] == []
     assert any(s["weakness"]["cwe"] == "CWE-918" for s in out["flagged_steps"])
     assert any(f["trace"] and "reaches `requests.get`" in f["explanation"] for f in out["findings"])
+    from engines.codeprm import default_prm
+
+    assert out == json.loads(json.dumps(default_prm().scan(SSRF).brief_dict()))  # the tool answers the engine's own form
+    assert "def code_scan" in inspect.getsource(mcp_tools) and "brief_dict()" in inspect.getsource(mcp_tools.code_scan)
 
 
 def test_the_tab_imports_no_engine_internals():

@@ -74,10 +74,11 @@ def test_engine_api_keeps_its_signatures_and_fields():
     assert list(inspect.signature(Guardrail.score).parameters) == ["self", "prompt", "response", "threshold",
                                                                   "patience", "policy"]
     assert [f.name for f in dataclasses.fields(StreamEvent)] == [
-        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow", "level", "request"]
+        "index", "token", "token_id", "risk", "stopped", "lm_ms", "head_ms", "shadow", "level", "request", "band",
+        "cut"]
     assert [f.name for f in dataclasses.fields(RiskTrace)] == [
         "tokens", "risks", "stop_index", "threshold", "patience", "response_risk", "head_ms", "policy",
-        "stop_level", "levels", "request_risk"]
+        "stop_level", "levels", "request_risk", "request_band", "request_cut"]
 
 
 # A HarmBench behaviour (a test-only source: no training reply has this prompt), teacher-forced once

@@ -119,3 +119,33 @@ def test_verify_and_the_tab_report_whether_where_and_how_large():
     clean = verify(jpeg(panorama(DARK), 75), "any key", WatermarkConfig(bits=256), other_tiers=False)
     assert clean.to_dict()["patch_found"] is False and clean.patches == []
     assert patch_line(clean) == "Patch (tripod cover or logo): none found."
+
+
+def test_the_benchmarks_partial_rotation_gives_the_same_bytes():
+    """benchmarks/watermark_logo.py resamples only the pixels a nadir logo reaches: the same bytes as a
+    full rotation, for logos of every size."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("watermark_logo",
+                                                  Path(__file__).resolve().parents[1] / "benchmarks" / "watermark_logo.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    img = panorama(DARK)[::2, ::2].copy()  # 512 x 256 keeps it cheap
+    rot = random_rotation(np.random.default_rng(3))
+    rotated = bench.Rotated(img, rot)
+    for style, fraction in (("light", 0.05), ("text", 0.15)):
+        x = logo_patch(img, fraction, style)
+        assert np.array_equal(rotated(x), rotate_equirect_matrix(x, rot))
+    assert np.array_equal(rotated(img), rotate_equirect_matrix(img, rot))
+
+
+def test_found_in_a_busy_room_near_the_zenith():
+    """The interior example's ceiling holds tens of circle-like Hough peaks; a logo turned to latitude
+    77 ranks below them and is still looked at (CANDIDATES, POLE_CANDIDATES)."""
+    from engines.watermark.image_io import load_example
+
+    target = direction(77.3, 145.8)
+    x = jpeg(rotate_equirect_matrix(logo_patch(load_example("interior"), 0.1, "dark"), nadir_to(target, 11.0)), 75)
+    cap = find_cap(x)
+    assert cap is not None and angle(cap.centre, target) < 1.0 and 18.0 <= cap.radius <= 21.0

@@ -138,6 +138,16 @@ class ScanResult:
                 "writing": self.writing, "failures": [f.to_dict() for f in self.failures],
                 "steps": [s.to_dict() for s in self.steps]}
 
+    def brief_dict(self) -> dict:
+        """The scan without its steps' text and scores: verdict, risk, findings, the flagged steps with
+        the weakness each holds, drivers, failures (what an agent's tool call answers)."""
+        return {"verdict": self.verdict, "risk": round(float(self.risk), 4), "threshold": round(float(self.threshold), 4),
+                "steps": len(self.steps), "findings": [f.to_dict() for f in self.findings],
+                "flagged_steps": [{"step": s.index + 1, "lines": [s.start_line, s.end_line], "flagged_by": s.driver,
+                                   "weakness": s.weakness_dict()} for s in self.steps if s.driver],
+                "drivers": [i + 1 for i in self.drivers], "failures": [f.to_dict() for f in self.failures],
+                "syntax_error": self.syntax_error}
+
     @property
     def code(self) -> str:
         """The scanned text (BOM dropped, Python's line ends, tabs expanded)."""

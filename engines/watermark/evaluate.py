@@ -87,13 +87,14 @@ def rotation_sweep(image: np.ndarray, key: str, angles: list[float] | None = Non
 
 
 def pilot_z_scores(images: list[np.ndarray], keys: list[str], config: WatermarkConfig | None = None,
-                   progress: Callable[[int], None] | None = None) -> np.ndarray:
+                   progress: Callable[[int], None] | None = None, chunk: int = 16) -> np.ndarray:
     """Detection statistic ``z`` of every image under every key, shape ``(len(keys), len(images))``.
 
     ``z = sum_p s_p c_p / sqrt(sum_p c_p^2)`` over the key's pilot carriers, the score ``verify``
-    thresholds (Hoeffding: ``P(z >= t) <= exp(-t^2/2)`` for an unmarked image). The images' spherical
-    harmonic coefficients are computed once (1024x512 grid) and reused for every key, which makes
-    false-positive sweeps over many keys cheap. ``progress(k)`` is called after key ``k``.
+    thresholds (Hoeffding: ``P(z >= t) <= exp(-t^2/2)`` for an unmarked image). The images' band maps
+    ``f_l`` of every degree up to ``l_max`` (Eq. G's integrand) are computed once, ``chunk`` images
+    at a time, and reused for every key, whose carriers only pick which three maps to multiply: that
+    makes false-positive sweeps over many keys cheap. ``progress(k)`` is called after key ``k``.
     """
     import torch
 
@@ -104,17 +105,23 @@ def pilot_z_scores(images: list[np.ndarray], keys: list[str], config: WatermarkC
 
     cfg = config or WatermarkConfig()
     sht = TorchSHT(512, 1024, cfg.l_max, dtype=torch.float32)
-    with torch.no_grad():
-        coeffs = [sht(torch.tensor(luminance(x), dtype=torch.float32)) for x in images]
+    ls = np.arange(cfg.l_max + 1)
+    every = TripleProduct(np.stack([ls, ls, 0 * ls], 1), cfg.l_max, dtype=torch.float32)  # maps of degrees 0..l_max
+    carriers = [carriers_for(key, cfg) for key in keys]
     z = np.empty((len(keys), len(images)))
-    for k, key in enumerate(keys):
-        car = carriers_for(key, cfg)
-        pil = car.owner < 0
-        tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
+    for s in range(0, len(images), chunk):
         with torch.no_grad():
-            for i, (re, im) in enumerate(coeffs):
-                c = car.signs[pil] * car.gain[pil] * tp(re, im).numpy()
-                z[k, i] = c.sum() / np.sqrt((c ** 2).sum())
-        if progress is not None:
-            progress(k)
+            coeffs = [sht(torch.tensor(luminance(x), dtype=torch.float32)) for x in images[s:s + chunk]]
+            maps = [every.degree_maps_fft(re, im) for re, im in coeffs]  # (l_max + 1, n_theta, n_phi) each
+            norms = [every.norms(re, im) for re, im in coeffs]
+        for k, car in enumerate(carriers):
+            pil = car.owner < 0
+            tp = TripleProduct(car.triples[pil], cfg.l_max, dtype=torch.float32)
+            used = torch.tensor(np.unique(car.triples[pil]))  # the degrees tp's tix index, in its order
+            with torch.no_grad():
+                for i, (m, n) in enumerate(zip(maps, norms)):
+                    c = car.signs[pil] * car.gain[pil] * tp.from_maps(m[used], n[used]).numpy()
+                    z[k, s + i] = c.sum() / np.sqrt((c ** 2).sum())
+            if progress is not None and s + chunk >= len(images):
+                progress(k)
     return z

@@ -191,6 +191,15 @@ GAP = 1.0
 RADII = (5.0, 48.0)
 """Cap radii searched, degrees: a tripod cover over the bottom 3-26 % of the rows."""
 MAX_CAPS = 3
+CANDIDATES = 32
+"""Hough peaks (at least 8 degrees apart) looked at anywhere on the sphere."""
+POLE_CANDIDATES = 32
+"""Further peaks looked at near a pole (``|z| > POLE_Z``): a busy room or a sky full of lamps holds
+tens of circle-like peaks, and a disc near a pole, whose votes spread, may rank below them (further
+peaks elsewhere would add verify time without such a reason)."""
+POLE_Z = 0.85
+"""Near a pole (within 32 degrees) the image's rows squeeze the edges' directions, so Hough votes
+land farther off a disc's centre and are spread thinner."""
 
 
 def _box(image: np.ndarray, width: int) -> np.ndarray:
@@ -435,23 +444,29 @@ def find_caps(image: np.ndarray, margin: float = 2.0) -> list[Cap]:
         if votes[r, b] <= 1.0:
             break
         c = centres[b]
+        if len(picked) >= CANDIDATES and abs(float(c[2])) <= POLE_Z:
+            continue
         if all(float(c @ p) < math.cos(math.radians(8)) for p, _ in picked):
             picked.append((c, float(radii[r])))
-        if len(picked) == 32:
+        if len(picked) == CANDIDATES + POLE_CANDIDATES:
             break
     caps: list[Cap] = []
     radii_all, seen = _profiles_around(mid, [c for c, _ in picked], [r for _, r in picked], 32)  # a quick look first
     # near a pole the image's rows squeeze the edges' directions, so votes land farther off the centre
-    reach = [6.0 if abs(c0[2]) > 0.85 else 3.0 for c0, _ in picked]
+    reach = [6.0 if abs(c0[2]) > POLE_Z else 3.0 for c0, _ in picked]
     screened = [(c0, r0, _centre(mid, c0, r0, n_az=32, reach=reach[i], seen=(radii_all[i], seen[i]))[1], reach[i])
                 for i, (c0, r0) in enumerate(picked)]
     for c0, r0, _, far in sorted((t for t in screened if t[2] >= FIT - 0.1), key=lambda t: -t[2]):
         if len(caps) == MAX_CAPS:
             break
         c, agree = _centre(mid, c0, r0, reach=far)
-        if agree < FIT:
+        if agree < FIT - 0.1:
             continue
-        c, _ = _centre(mid, c, r0, reach=1.0, step=0.25)  # once more from there: near a pole one step is short
+        # once more from there: near a pole one step is short, and from a start a degree or two off a
+        # logo's inner rings take some rays
+        c, again = _centre(mid, c, r0, reach=1.0, step=0.25)
+        if max(agree, again) < FIT:
+            continue
         found = _test_cap(mid, c)
         if found is None:
             continue

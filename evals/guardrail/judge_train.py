@@ -87,8 +87,9 @@ def pick_levels(p: np.ndarray, rows: list[dict], cap: float = 0.03, min_family: 
     fams = Counter(r["bar_family"] for r in rows if not r["harmful"])
     capped = [f for f, n in fams.items() if n >= min_family]
     gate = None
+    benign, pb = [r for r in rows if not r["harmful"]], p[y == 0]
     for lv in LEVELS:
-        rates = family_rates(p, [r for r in rows if not r["harmful"]], lv)
+        rates = family_rates(pb, benign, lv)
         if all(rates[f]["rate"] <= cap for f in capped):
             gate = float(lv)
             break

@@ -69,7 +69,8 @@ def _split3(key: str, salt: str, dev: float = 0.2, test: float = 0.2) -> str:
 def reply_data_requests(every: bool = False) -> list[dict]:
     """The requests the reply data holds, with the split their replies have (read from the same functions
     as the data build, so nothing needs the build to exist). ``every`` keeps Do-Not-Answer's
-    information-hazard rows, which the judge does not train on but whose replies it still gates."""
+    information-hazard rows and the written materials lists' requests, which the judge does not train on
+    but whose replies it still gates."""
     from evals.guardrail.content_data import human_records
 
     model = cp.model_prompts()
@@ -96,6 +97,11 @@ def reply_data_requests(every: bool = False) -> list[dict]:
             family = "writing" if source == "own/writing" and r["family"] == "longform" else r["family"]
             out.append(rs.row(r["prompt"], int(not r["benign_prompt"]), source, family, r["topic"], "question",
                               group=f"reply/{cp.norm(r['prompt'])[:60]}", split=r["split"]))
+    from evals.guardrail.materials import records as materials_records
+
+    for r in materials_records() if every else ():  # the materials lists' requests (view "materials"): gated, not judged
+        out.append(rs.row(r["prompt"], 1, "own/materials", "materials", r["category"], "question",
+                          group=f"reply/{cp.norm(r['prompt'])[:60]}", split=r["split"]))
     return out
 
 
@@ -333,6 +339,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus-only", action="store_true", help="write the corpus and its audit, no SmolLM2 features")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--missing-only", action="store_true", help="extract only the requests feats.pt lacks")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -354,9 +361,21 @@ def main() -> None:
         return
     from engines.common.backbone import load_backbone
 
-    feats = extract(every, load_backbone("cpu"), embed, GuardConfig().max_prompt_tokens)
-    torch.save(feats, args.out / "feats.pt")
-    print(f"wrote {len(every)} requests' features to {args.out / 'feats.pt'}")
+    path = args.out / "feats.pt"
+    if args.missing_only and path.is_file():  # add the requests an earlier build lacks, keep the rest
+        old = torch.load(path)
+        have = set(old["keys"])
+        todo = [r for r in every if cp.norm(r["prompt"]) not in have]
+        print(f"{len(todo)} requests lack features", flush=True)
+        if not todo:
+            return
+        new = extract(todo, load_backbone("cpu"), embed, GuardConfig().max_prompt_tokens)
+        feats = {"keys": old["keys"] + new["keys"], "layers": old["layers"],
+                 **{k: torch.cat([old[k], new[k]]) for k in ("last", "mean", "sentence", "cut")}}
+    else:
+        feats = extract(every, load_backbone("cpu"), embed, GuardConfig().max_prompt_tokens)
+    torch.save(feats, path)
+    print(f"wrote {len(feats['keys'])} requests' features to {path}")
 
 
 
@@ -369,7 +388,10 @@ def write_manifest(rows: list[dict], path: Path) -> None:
 
     from evals.guardrail.shortcuts import surface
 
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+    import io
+
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as z, \
+            io.TextIOWrapper(z, encoding="utf-8") as f:  # mtime 0: the same corpus gives the same bytes
         for r in rows:
             s = surface(r)
             f.write(json.dumps({"key": hashlib.sha1(cp.norm(r["prompt"]).encode()).hexdigest()[:16],

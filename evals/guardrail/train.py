@@ -252,7 +252,8 @@ def window_peak(trace: Sequence[float], patience: int) -> float:
 
 def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
                 thresholds: Sequence[float] = THRESHOLDS, cap_by: str = "view",
-                score_views: Collection[str] | None = None) -> tuple[float, int, dict]:
+                score_views: Collection[str] | None = None,
+                patiences: Sequence[int] = PATIENCES) -> tuple[float, int, dict]:
     """Threshold and patience maximising mean dev F1 over views, with benign false stops capped.
 
     ``pooled``: maximise the F1 of all dev replies together instead of the mean of the per-view
@@ -260,7 +261,7 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
     of stopped replies to benign requests in every benign family (view and source) instead of every
     view. ``score_views``: only these views' replies count towards the F1 maximised (the cap still
     covers every benign family given). The per-view reports of the chosen policy are returned either
-    way (``"pooled"`` added when used, over the scored views).
+    way (``"pooled"`` added when used, over the scored views). ``patiences``: the patiences tried.
     """
     views = sorted({e.view for e in exs if score_views is None or e.view in score_views})
     y = np.array([e.label for e in exs], bool)
@@ -268,7 +269,7 @@ def pick_policy(traces, exs, max_false_stop: float = 0.05, pooled: bool = False,
     scored = np.isin(view_of, views)
     families = _benign_families(exs, cap_by)
     best = None
-    for pat in PATIENCES:
+    for pat in patiences:
         peak = np.array([window_peak(t, pat) for t in traces])
         for thr in thresholds:
             pred = peak >= thr
@@ -429,14 +430,16 @@ def request_probs(head: SLDHead, exs: list[Example], cols) -> np.ndarray:
 def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
                  max_false_stop: float = 0.05, cap_by: str = "view",
                  score_views: dict[str, Collection[str]] | None = None,
-                 gates: dict[str, float] | None = None) -> dict[str, dict]:
+                 gates: dict[str, float] | None = None,
+                 patiences: dict[str, Sequence[int]] | None = None) -> dict[str, dict]:
     """Both stop policies of an ordinal or two-output head, each picked on dev against its own
     labels and from its own risk column: {"strict"|"loose": {"threshold", "patience", "dev_f1",
     "reps"}}. Strict is scored on the dev replies whose strict level is known (:func:`strict_examples`);
     ``score_views`` (policy -> views) limits a policy's F1 to those views' replies, its false-stop cap
     still covering every benign family of ``dev``. A head with a request gate also gets each policy's
     gate level picked from :data:`GATES` (the entry ``"gate"``), jointly with its threshold and patience,
-    unless ``gates`` fixes a policy's level (the request judge's, picked on its own dev requests)."""
+    unless ``gates`` fixes a policy's level (the request judge's, picked on its own dev requests).
+    ``patiences`` (policy -> patiences tried) narrows a policy's patience grid."""
     cols = columns(head.cfg, head.cfg.hidden_size)
     traces = {p: head_traces(head, dev, cols, policy=p, gated=False)[0] for p in ("strict", "loose")}
     req = request_probs(head, dev, cols)
@@ -450,7 +453,8 @@ def dev_policies(head: SLDHead, dev: list[Example], pooled: bool = False,
         for gate in tried:
             tr = [_policy_trace(traces, name, k, req[k] >= gate, loose_on[k], head.cfg.outputs) for k in idx]
             thr, pat, reps = pick_policy(tr, exs, pooled=pooled, max_false_stop=max_false_stop, cap_by=cap_by,
-                                         score_views=(score_views or {}).get(name))
+                                         score_views=(score_views or {}).get(name),
+                                         patiences=(patiences or {}).get(name, PATIENCES))
             stopped = np.array([window_peak(t, pat) >= thr for t in tr])
             key = (_cap_ok(stopped, _benign_families(exs, cap_by), max_false_stop), dev_score(reps))
             if best is None or key > best[0]:
