@@ -89,13 +89,15 @@ data-guardrail: $(RUN_STAMP)
 train-codeprm: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/codeprm_train.py
 
-# the shipped head: a request gate (strict) and two read-outs (assets/guardrail/DATA_CARD.md)
+# the shipped head: the request judge (strict), part 4's strict members, loose members retrained (assets/guardrail/DATA_CARD.md)
 GUARD_OUT ?= assets/guardrail
 train-guardrail: $(RUN_STAMP)
-	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 16 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--policy-heads --gate --strict-target goes-along --loose-views model,human,forced --loose-cap-by view \
-		--loose-max-false-stop 0.05 --cap-by family --max-false-stop 0.03 --members-dir data/guardrail_v2/members_r2 \
-		--out $(GUARD_OUT)
+	mkdir -p data/guardrail_v2/part4 && git show 1667e8e:assets/guardrail/sld_head.pt > data/guardrail_v2/part4/sld_head.pt
+	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 12 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
+		--policy-heads --judge --strict-members-from data/guardrail_v2/part4/sld_head.pt --strict-target goes-along \
+		--strict-patiences 1,2,3 --loose-views model,human,forced,prefill,sampled,contrast,materials,requests \
+		--loose-cap-by family --loose-max-false-stop 0.03 --cap-by family --max-false-stop 0.03 \
+		--human-all data/guardrail_all --members-dir data/guardrail_v2/members_p5 --out $(GUARD_OUT)
 
 figures-dueling: $(RUN_STAMP)
 	nice -n 10 $(PYRUN) scripts/dueling_theory.py

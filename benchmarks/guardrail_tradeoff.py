@@ -48,10 +48,10 @@ def main() -> None:
         ax.set_xscale("symlog", linthresh=1)
         ax.set_xlim(0, 100)
         ax.set_ylim(0, 101)
-        ax.set_xlabel("benign requests of the family that strict would stop (%)")
-        ax.set_title(f"{split} ({'picks the gate' if split == 'dev' else 'held out, read once'})")
+        ax.set_xlabel("benign requests of the family the judge reads at or above the level (%)")
+        ax.set_title(f"{split} ({'picks the gate' if split == 'dev' else 'held out'})")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("harmful requests strict can stop (%)")
+    axes[0].set_ylabel("harmful requests read at or above it (%)")
     axes[1].legend(loc="lower right", fontsize=8)
     fig.suptitle(f"Strict's trade-off: dot = shipped gate ({gate:.3f}), ring = uncertain band from {band:.3f}; "
                  "dashed = the 3 % cap", fontsize=10)

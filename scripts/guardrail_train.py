@@ -24,6 +24,7 @@ import torch
 from engines.guardrail.export import export_onnx, load_head, load_members, save_head
 from engines.guardrail.head import merge_heads
 from evals.guardrail import content_eval as ce
+from engines.guardrail.config import GuardConfig
 from evals.guardrail import judge_train as jt
 from evals.guardrail.attack_replies import prefill_lengths
 from evals.guardrail.labels import first_pass
@@ -112,6 +113,10 @@ def main() -> None:
                     "uncertain band on its dev split (run `python -m evals.guardrail.requests` first)")
     ap.add_argument("--strict-patiences", default=None, help="patiences strict's policy may use, e.g. 1,2,3 "
                     "(prefill attacks must stop within 8 tokens of the opener)")
+    ap.add_argument("--judge-gate", choices=("requests", "replies"), default="requests",
+                    help="with --judge: strict's gate is the judge's level picked on dev requests (requests), or is "
+                    "picked on dev replies jointly with strict's threshold and patience, under the same per-family cap "
+                    "on the replies' false stops (replies)")
     ap.add_argument("--band-recall", type=float, default=0.95, help="with --judge: the band's lower edge catches "
                     "this share of dev's harmful requests")
     ap.add_argument("--strict-members-from", type=Path, default=None, help="with --policy-heads: take the strict "
@@ -224,7 +229,9 @@ def main() -> None:
     pick = {"pooled": args.pooled_dev, "max_false_stop": args.max_false_stop, "cap_by": args.cap_by}
     if args.ordinal or args.policy_heads:
         scored = {"loose": set(args.loose_views.split(","))} if args.loose_views else None
-        fixed = {"strict": judge["levels"]["gate"], "loose": 0.0} if judge is not None else None
+        fixed = None
+        if judge is not None:
+            fixed = {"strict": judge["levels"]["gate"], "loose": 0.0} if args.judge_gate == "requests" else {"loose": 0.0}
         pats = {"strict": tuple(int(x) for x in args.strict_patiences.split(","))} if args.strict_patiences else None
         pols = dev_policies(head, split["dev"], score_views=scored, gates=fixed, patiences=pats, **pick)
     else:
@@ -239,11 +246,14 @@ def main() -> None:
                                               for v, r in p["reps"].items()), flush=True)
         return
     cfg = head.cfg
+    cfg.max_prompt_chars = GuardConfig().max_prompt_chars  # a serving limit: the engine's, not the reused members'
     cfg.threshold, cfg.patience = pols["loose"]["threshold"], pols["loose"]["patience"]
     if "strict" in pols:
         cfg.strict_threshold, cfg.strict_patience = pols["strict"]["threshold"], pols["strict"]["patience"]
     if head.request is not None:
         cfg.strict_gate, cfg.loose_gate = pols["strict"]["gate"], pols["loose"]["gate"]
+        if cfg.strict_band >= cfg.strict_gate:  # a gate picked on replies below the band's edge leaves no band
+            cfg.strict_band = 0.0
         gate_info |= {"strict": cfg.strict_gate, "loose": cfg.loose_gate, "band": cfg.strict_band}
     test_exs = split["test"]
     traces, _ = head_traces(head, test_exs, columns(cfg, cfg.hidden_size))

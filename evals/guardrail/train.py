@@ -403,7 +403,7 @@ def train_head(cfg: GuardConfig, train: list[Example], dev: list[Example], *, ep
     return head, info
 
 
-GATES = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998)
+GATES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998)
 """Request-gate levels tried on dev for a head with a request gate (0 = the policy ignores it)."""
 
 
