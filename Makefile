@@ -94,7 +94,7 @@ GUARD_OUT ?= assets/guardrail
 train-guardrail: $(RUN_STAMP)
 	mkdir -p data/guardrail_v2/part4 && git show 1667e8e:assets/guardrail/sld_head.pt > data/guardrail_v2/part4/sld_head.pt
 	nice -n 10 $(PYRUN) scripts/guardrail_train.py --seeds 0,1,2 --epochs 12 --lam-pol 0.5 --proj-bits 4 --pooled-dev \
-		--policy-heads --judge --strict-members-from data/guardrail_v2/part4/sld_head.pt --strict-target goes-along \
+		--policy-heads --judge --judge-gate replies --strict-members-from data/guardrail_v2/part4/sld_head.pt --strict-target goes-along \
 		--strict-patiences 1,2,3 --loose-views model,human,forced,prefill,sampled,contrast,materials,requests \
 		--loose-cap-by family --loose-max-false-stop 0.03 --cap-by family --max-false-stop 0.03 \
 		--human-all data/guardrail_all --members-dir data/guardrail_v2/members_p5 --out $(GUARD_OUT)
