@@ -93,6 +93,7 @@ def _load() -> SentenceEncoder:
 
     folder = encoder_path()
     tok = AutoTokenizer.from_pretrained(str(folder))
+    tok.model_max_length = 1 << 30  # the whole text is tokenised, then cut to its head and tail: no length warning
     model = AutoModel.from_pretrained(str(folder)).eval()
     model.requires_grad_(False)
     return SentenceEncoder(tok, model)
