@@ -363,8 +363,8 @@ def test_busy_buttons_come_back_after_an_error_and_stale_output_goes(page, artif
     """Issue #39 items 1, 4, 5: after an error, every button that disabled itself is back (Embed stayed
     "Embedding..." until a reload), what an earlier run left on screen is cleared (the "Loaded 1024 x
     512" line after a bad upload, the old bandit summary after a bad number), a bad upload raises one
-    toast, messages name no exception class, a 5,000-character prompt is refused with a word instead
-    of cut to 4,000, and the screen reader never hears a raw key such as "common.complete"."""
+    toast, messages name no exception class, a prompt one character past the engine's limit is refused
+    with a word instead of cut, and the screen reader never hears a raw key such as "common.complete"."""
     from engines.common.paths import ASSETS_DIR
 
     garbage = tmp_path / "garbage.png"
@@ -437,14 +437,17 @@ def test_busy_buttons_come_back_after_an_error_and_stale_output_goes(page, artif
     page.get_by_label("values (comma-separated)").fill("0, 25, 50, 100")
     _close_toasts(page)
 
-    # guardrail: a 5,000-character prompt is kept whole and refused with its limit
+    # guardrail: a prompt one character past the engine's limit is kept whole and refused with its limit
+    from engines.guardrail import GuardConfig
+
+    limit = GuardConfig().max_prompt_chars
     _open_tab(page, "Streaming guardrail")
     prompt = page.get_by_label("Prompt", exact=True).first
-    prompt.fill("a" * 5000)
-    assert len(prompt.input_value()) == 5000                          # not cut to 4,000 by the browser
+    prompt.fill("a" * (limit + 1))
+    assert len(prompt.input_value()) == limit + 1                     # not cut by the browser
     page.get_by_role("button", name="Generate").click()
-    seen.append(_new_toast(page, "5,000"))
-    assert "4,000" in seen[-1] and page.get_by_role("button", name="Generate").is_enabled()
+    seen.append(_new_toast(page, f"{limit + 1:,}"))
+    assert f"{limit:,}" in seen[-1] and page.get_by_role("button", name="Generate").is_enabled()
     prompt.fill("")
     page.screenshot(path=str(artifacts_dir / "errors_cleared.png"), full_page=True)
     _close_toasts(page)
