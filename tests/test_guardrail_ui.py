@@ -93,7 +93,7 @@ def test_score_reply_that_would_not_stop_reports_the_engine_figures(ui):
     assert "".join(t for t, _ in spans).strip() == reply  # the whole reply is shown: no stop
 
 
-@pytest.mark.parametrize("prompt", ["", "   ", "x" * 5000, None])
+@pytest.mark.parametrize("prompt", ["", "   ", "x" * (GuardConfig().max_prompt_chars + 1), None])
 def test_bad_input_is_a_clean_gradio_error(ui, prompt):
     with pytest.raises(gr.Error) as err:
         list(ui.generate(prompt, 0.5, 2, 8, "onnx", False))

@@ -61,7 +61,7 @@ def floor_graphs(folder: Path) -> list[Path]:
     k = int(shipped.members)
     groups = torch.load(str(path), map_location="cpu", weights_only=True).get("outputs")  # members per read-out
     cfg = GuardConfig(**{**shipped.to_dict(), "proj_dim": 8, "state_dim": 8, "members": 1, "proj_bits": None,
-                         "outputs": 1, "strict_gate": 0.0, "loose_gate": 0.0})
+                         "outputs": 1, "strict_gate": 0.0, "loose_gate": 0.0, "strict_band": 0.0})
     torch.manual_seed(0)
     tiny = merge_heads([SLDHead(cfg).eval() for _ in range(k)], outputs=groups)
     if shipped.proj_bits:
