@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from engines.guardrail.config import GuardConfig
 from evals.hardening import call, upload, write_image
 
 NAN, HUGE = float("nan"), 1e300
@@ -76,7 +77,7 @@ TABLE: list[tuple[str, dict, str]] = [
     ("guardrail_stream", {4: None}, "nothing chosen"),
     ("guardrail_stream", {5: "yes"}, "true or false"),
     ("guardrail_stream", {6: 3}, "not one of the choices"),
-    ("guardrail_stream", {0: "x" * 5000}, "limit"),
+    ("guardrail_stream", {0: "x" * (GuardConfig().max_prompt_chars + 1)}, "limit"),
     ("guardrail_stream", {7: "lenient"}, "not one of the choices"),
     ("guardrail_score", {1: SURROGATE}, "not valid UTF-8"),
     ("guardrail_score", {2: "abc"}, "not a number"),
